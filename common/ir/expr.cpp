@@ -1,0 +1,325 @@
+#include "common/ir/expr.h"
+
+#include <cmath>
+#include <limits>
+
+#include "common/ir/operation.h"
+#include "common/ir/stmt.h"
+#include "common/util/error.h"
+
+namespace mrd::ir {
+
+Expr::Expr(int value) : Expr(IntImmNode::make(DType::Int32, value)) {}
+Expr::Expr(int64_t value) : Expr(IntImmNode::make(DType::Int64, value)) {}
+Expr::Expr(float value) : Expr(FloatImmNode::make(DType::Float32, value)) {}
+Expr::Expr(double value) : Expr(FloatImmNode::make(DType::Float32, value)) {}
+
+Var::Var(std::string name, DType dtype)
+    : Expr(std::make_shared<const VarNode>(dtype, std::move(name))) {}
+
+Var Var::from(const Expr& e) {
+  MRD_CHECK(e.as<VarNode>() != nullptr, "expression is not a variable");
+  return Var(e.node());
+}
+
+const std::string& Var::name() const { return static_cast<const VarNode*>(get())->name; }
+
+Expr IntImmNode::make(DType t, int64_t value) {
+  MRD_CHECK(is_int(t) || t == DType::Bool, "integer immediate of type ", dtype_name(t));
+  if (t == DType::Int32) {
+    MRD_USER_CHECK(value >= std::numeric_limits<int32_t>::min() &&
+                       value <= std::numeric_limits<int32_t>::max(),
+                   "integer constant ", value, " does not fit int32");
+  }
+  if (t == DType::Bool) value = value != 0;
+  return Expr(std::make_shared<const IntImmNode>(t, value));
+}
+
+Expr FloatImmNode::make(DType t, double value) {
+  MRD_CHECK(is_float(t), "float immediate of type ", dtype_name(t));
+  if (t == DType::Float32 && std::isfinite(value)) value = static_cast<float>(value);
+  return Expr(std::make_shared<const FloatImmNode>(t, value));
+}
+
+std::string_view binary_op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "+";
+    case BinaryOp::Sub: return "-";
+    case BinaryOp::Mul: return "*";
+    case BinaryOp::Div: return "/";
+    case BinaryOp::FloorDiv: return "floordiv";
+    case BinaryOp::FloorMod: return "floormod";
+    case BinaryOp::Min: return "min";
+    case BinaryOp::Max: return "max";
+    case BinaryOp::EQ: return "==";
+    case BinaryOp::NE: return "!=";
+    case BinaryOp::LT: return "<";
+    case BinaryOp::LE: return "<=";
+    case BinaryOp::GT: return ">";
+    case BinaryOp::GE: return ">=";
+    case BinaryOp::And: return "&&";
+    case BinaryOp::Or: return "||";
+  }
+  return "?";
+}
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::EQ || op == BinaryOp::NE || op == BinaryOp::LT || op == BinaryOp::LE ||
+         op == BinaryOp::GT || op == BinaryOp::GE;
+}
+
+namespace {
+
+bool is_imm(const Expr& e) {
+  return e->kind == ExprKind::IntImm || e->kind == ExprKind::FloatImm;
+}
+
+/// An immediate re-typed as t (TVM converts Python constants to the other operand's type).
+Expr retype_imm(const Expr& e, DType t) {
+  double v = e.as<IntImmNode>() ? static_cast<double>(e.as<IntImmNode>()->value)
+                                : e.as<FloatImmNode>()->value;
+  if (is_float(t)) return FloatImmNode::make(t, v);
+  if (e.as<FloatImmNode>()) {
+    MRD_USER_CHECK(std::floor(v) == v, "float constant ", v, " used as ", dtype_name(t));
+  }
+  return IntImmNode::make(t, static_cast<int64_t>(v));
+}
+
+int rank(DType t) {
+  switch (t) {
+    case DType::Bool: return 0;
+    case DType::Int32: return 1;
+    case DType::Int64: return 2;
+    case DType::Float32: return 3;
+    case DType::Float64: return 4;
+  }
+  return 0;
+}
+
+/// Brings a and b to one type, as TVM's BinaryOpMatchTypes.
+void match_types(Expr& a, Expr& b) {
+  if (a->dtype == b->dtype) return;
+  if (is_imm(b) && !is_imm(a)) {
+    b = retype_imm(b, a->dtype);
+    return;
+  }
+  if (is_imm(a) && !is_imm(b)) {
+    a = retype_imm(a, b->dtype);
+    return;
+  }
+  if (rank(a->dtype) < rank(b->dtype)) {
+    a = is_imm(a) ? retype_imm(a, b->dtype) : CastNode::make(b->dtype, a);
+  } else {
+    b = is_imm(b) ? retype_imm(b, a->dtype) : CastNode::make(a->dtype, b);
+  }
+}
+
+}  // namespace
+
+Expr BinaryNode::make(BinaryOp op, Expr a, Expr b) {
+  MRD_CHECK(a.defined() && b.defined(), "binary operand undefined");
+  DType t;
+  if (op == BinaryOp::And || op == BinaryOp::Or) {
+    MRD_USER_CHECK(a->dtype == DType::Bool && b->dtype == DType::Bool, binary_op_name(op),
+                   " needs bool operands");
+    t = DType::Bool;
+  } else {
+    MRD_USER_CHECK(a->dtype != DType::Bool && b->dtype != DType::Bool,
+                   "arithmetic on a bool value (", binary_op_name(op), ")");
+    match_types(a, b);
+    if ((op == BinaryOp::FloorDiv || op == BinaryOp::FloorMod)) {
+      MRD_USER_CHECK(is_int(a->dtype), binary_op_name(op), " needs integer operands");
+    }
+    t = is_comparison(op) ? DType::Bool : a->dtype;
+  }
+  return Expr(std::make_shared<const BinaryNode>(t, op, std::move(a), std::move(b)));
+}
+
+Expr NotNode::make(Expr a) {
+  MRD_USER_CHECK(a->dtype == DType::Bool, "! needs a bool operand");
+  return Expr(std::make_shared<const NotNode>(std::move(a)));
+}
+
+Expr SelectNode::make(Expr cond, Expr t, Expr f) {
+  MRD_USER_CHECK(cond->dtype == DType::Bool, "select condition must be bool");
+  match_types(t, f);
+  DType d = t->dtype;
+  return Expr(std::make_shared<const SelectNode>(d, std::move(cond), std::move(t), std::move(f)));
+}
+
+Expr CastNode::make(DType t, Expr value) {
+  if (value->dtype == t) return value;
+  return Expr(std::make_shared<const CastNode>(t, std::move(value)));
+}
+
+std::string_view call_op_name(CallOp op) {
+  switch (op) {
+    case CallOp::Exp: return "exp";
+    case CallOp::Log: return "log";
+    case CallOp::Sqrt: return "sqrt";
+    case CallOp::Tanh: return "tanh";
+    case CallOp::Sigmoid: return "sigmoid";
+    case CallOp::Fabs: return "fabs";
+    case CallOp::Pow: return "pow";
+    case CallOp::IfThenElse: return "if_then_else";
+    case CallOp::Likely: return "likely";
+  }
+  return "?";
+}
+
+int call_op_arity(CallOp op) {
+  switch (op) {
+    case CallOp::Pow: return 2;
+    case CallOp::IfThenElse: return 3;
+    default: return 1;
+  }
+}
+
+Expr CallNode::make(CallOp op, std::vector<Expr> args) {
+  MRD_USER_CHECK(static_cast<int>(args.size()) == call_op_arity(op), call_op_name(op), " takes ",
+                 call_op_arity(op), " arguments, got ", args.size());
+  DType t;
+  switch (op) {
+    case CallOp::IfThenElse:
+      MRD_USER_CHECK(args[0]->dtype == DType::Bool, "if_then_else condition must be bool");
+      match_types(args[1], args[2]);
+      t = args[1]->dtype;
+      break;
+    case CallOp::Likely:
+      MRD_USER_CHECK(args[0]->dtype == DType::Bool, "likely needs a bool");
+      t = DType::Bool;
+      break;
+    case CallOp::Pow:
+      match_types(args[0], args[1]);
+      [[fallthrough]];
+    default:
+      MRD_USER_CHECK(is_float(args[0]->dtype), call_op_name(op), " needs a float argument");
+      t = args[0]->dtype;
+  }
+  return Expr(std::make_shared<const CallNode>(t, op, std::move(args)));
+}
+
+Expr TensorReadNode::make(Operation op, std::vector<Expr> indices) {
+  MRD_CHECK(op != nullptr, "read of an undefined tensor");
+  MRD_USER_CHECK(indices.size() == op->shape.size(), "tensor ", op->name, " has ",
+                 op->shape.size(), " dimensions, read with ", indices.size(), " indices");
+  for (const Expr& i : indices) {
+    MRD_USER_CHECK(i.defined() && is_int(i->dtype), "index into ", op->name,
+                   " must be an integer");
+  }
+  DType t = op->dtype;
+  return Expr(std::make_shared<const TensorReadNode>(t, std::move(op), std::move(indices)));
+}
+
+std::string_view reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::Max: return "max";
+    case ReduceOp::Min: return "min";
+  }
+  return "?";
+}
+
+Expr reduce_identity(ReduceOp op, DType t) {
+  if (op == ReduceOp::Sum) return is_float(t) ? FloatImmNode::make(t, 0.0) : IntImmNode::make(t, 0);
+  bool lowest = op == ReduceOp::Max;
+  switch (t) {
+    case DType::Float32:
+      return FloatImmNode::make(t, lowest ? std::numeric_limits<float>::lowest()
+                                          : std::numeric_limits<float>::max());
+    case DType::Float64:
+      return FloatImmNode::make(t, lowest ? std::numeric_limits<double>::lowest()
+                                          : std::numeric_limits<double>::max());
+    case DType::Int32:
+      return IntImmNode::make(t, lowest ? std::numeric_limits<int32_t>::min()
+                                        : std::numeric_limits<int32_t>::max());
+    case DType::Int64:
+      return IntImmNode::make(t, lowest ? std::numeric_limits<int64_t>::min()
+                                        : std::numeric_limits<int64_t>::max());
+    case DType::Bool: break;
+  }
+  throw UserError("reduction over bool values");
+}
+
+Expr reduce_combine(ReduceOp op, Expr acc, Expr value) {
+  switch (op) {
+    case ReduceOp::Sum: return BinaryNode::make(BinaryOp::Add, std::move(acc), std::move(value));
+    case ReduceOp::Max: return BinaryNode::make(BinaryOp::Max, std::move(acc), std::move(value));
+    case ReduceOp::Min: return BinaryNode::make(BinaryOp::Min, std::move(acc), std::move(value));
+  }
+  throw InternalError("unknown reduce op");
+}
+
+Expr ReduceNode::make(ReduceOp op, Expr source, std::vector<IterVar> axis, Expr condition) {
+  MRD_USER_CHECK(source.defined() && source->dtype != DType::Bool, "reduction of a bool value");
+  MRD_USER_CHECK(!axis.empty(), "reduction with no axis");
+  for (const IterVar& iv : axis) {
+    MRD_USER_CHECK(iv.kind == IterKind::Reduce, "axis ", iv.var.name(),
+                   " of a reduction is not a reduce_axis");
+  }
+  MRD_USER_CHECK(!condition.defined() || condition->dtype == DType::Bool,
+                 "reduction condition must be bool");
+  DType t = source->dtype;
+  return Expr(std::make_shared<const ReduceNode>(t, op, std::move(source), std::move(axis),
+                                                 std::move(condition)));
+}
+
+Expr BufferLoadNode::make(Buffer buffer, std::vector<Expr> indices) {
+  MRD_CHECK(buffer != nullptr, "load from an undefined buffer");
+  DType t = buffer->dtype;
+  return Expr(std::make_shared<const BufferLoadNode>(t, std::move(buffer), std::move(indices)));
+}
+
+Expr operator+(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Add, a, b); }
+Expr operator-(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Sub, a, b); }
+Expr operator*(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Mul, a, b); }
+Expr operator/(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Div, a, b); }
+Expr operator-(Expr a) { return BinaryNode::make(BinaryOp::Sub, const_of(a->dtype, 0), a); }
+Expr operator<(Expr a, Expr b) { return BinaryNode::make(BinaryOp::LT, a, b); }
+Expr operator<=(Expr a, Expr b) { return BinaryNode::make(BinaryOp::LE, a, b); }
+Expr operator>(Expr a, Expr b) { return BinaryNode::make(BinaryOp::GT, a, b); }
+Expr operator>=(Expr a, Expr b) { return BinaryNode::make(BinaryOp::GE, a, b); }
+Expr operator==(Expr a, Expr b) { return BinaryNode::make(BinaryOp::EQ, a, b); }
+Expr operator!=(Expr a, Expr b) { return BinaryNode::make(BinaryOp::NE, a, b); }
+Expr operator&&(Expr a, Expr b) { return BinaryNode::make(BinaryOp::And, a, b); }
+Expr operator||(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Or, a, b); }
+Expr operator!(Expr a) { return NotNode::make(a); }
+Expr floordiv(Expr a, Expr b) { return BinaryNode::make(BinaryOp::FloorDiv, a, b); }
+Expr floormod(Expr a, Expr b) { return BinaryNode::make(BinaryOp::FloorMod, a, b); }
+Expr min(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Min, a, b); }
+Expr max(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Max, a, b); }
+Expr select(Expr cond, Expr t, Expr f) { return SelectNode::make(cond, t, f); }
+Expr if_then_else(Expr cond, Expr t, Expr f) {
+  return CallNode::make(CallOp::IfThenElse, {cond, t, f});
+}
+Expr cast(DType t, Expr value) { return CastNode::make(t, value); }
+Expr exp(Expr x) { return CallNode::make(CallOp::Exp, {x}); }
+Expr log(Expr x) { return CallNode::make(CallOp::Log, {x}); }
+Expr sqrt(Expr x) { return CallNode::make(CallOp::Sqrt, {x}); }
+Expr tanh(Expr x) { return CallNode::make(CallOp::Tanh, {x}); }
+Expr sigmoid(Expr x) { return CallNode::make(CallOp::Sigmoid, {x}); }
+Expr fabs(Expr x) { return CallNode::make(CallOp::Fabs, {x}); }
+Expr pow(Expr x, Expr y) { return CallNode::make(CallOp::Pow, {x, y}); }
+Expr likely(Expr cond) { return CallNode::make(CallOp::Likely, {cond}); }
+
+Expr const_of(DType t, double value) {
+  if (is_float(t)) return FloatImmNode::make(t, value);
+  return IntImmNode::make(t, static_cast<int64_t>(value));
+}
+
+Expr sum(Expr source, std::vector<IterVar> axis) {
+  return ReduceNode::make(ReduceOp::Sum, source, std::move(axis));
+}
+Expr max(Expr source, std::vector<IterVar> axis) {
+  return ReduceNode::make(ReduceOp::Max, source, std::move(axis));
+}
+Expr min(Expr source, std::vector<IterVar> axis) {
+  return ReduceNode::make(ReduceOp::Min, source, std::move(axis));
+}
+
+const int64_t* as_const_int(const Expr& e) {
+  const IntImmNode* n = e.as<IntImmNode>();
+  return n ? &n->value : nullptr;
+}
+
+}  // namespace mrd::ir

@@ -1,0 +1,54 @@
+// What a measurement is asked for and what it answers, with TVM's names and meanings
+// (auto_scheduler's MeasureInput / MeasureResult / MeasureErrorNo and the LocalBuilder /
+// LocalRunner options).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mrd::measure {
+
+/// TVM's MeasureErrorNo; the numbers are part of the record format.
+enum class MeasureErrorNo : int {
+  NoError = 0,
+  InstantiationError = 1,
+  CompileHost = 2,
+  CompileDevice = 3,
+  RuntimeDevice = 4,
+  WrongAnswer = 5,
+  BuildTimeout = 6,
+  RunTimeout = 7,
+  UnknownError = 8,
+};
+/// "NO_ERROR", "INSTANTIATION_ERROR", ...
+std::string_view error_name(MeasureErrorNo e);
+
+/// Whether a timing may overlap builds or other timings on the machine.
+enum class TimingPolicy : int { Exclusive = 0, Shared = 1 };
+std::string_view timing_policy_name(TimingPolicy p);
+
+struct MeasureOptions {
+  int number = 3;
+  int repeat = 1;
+  int min_repeat_ms = 100;
+  double cooldown_interval = 0.0;  ///< seconds between repeats
+  bool enable_cpu_cache_flush = false;
+  double build_timeout = 15.0;     ///< seconds
+  double run_timeout = 10.0;       ///< seconds
+  bool check_correctness = false;
+};
+
+struct MeasureResult {
+  std::vector<double> costs;  ///< seconds per call, one per repeat
+  MeasureErrorNo error_no = MeasureErrorNo::NoError;
+  std::string error_msg;
+  double all_cost = 0.0;   ///< build + run seconds
+  double timestamp = 0.0;  ///< seconds since the epoch when the result was made
+  double build_seconds = 0.0;
+  double run_seconds = 0.0;
+  bool cache_hit = false;
+  TimingPolicy policy = TimingPolicy::Exclusive;
+};
+
+}  // namespace mrd::measure
