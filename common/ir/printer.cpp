@@ -10,12 +10,12 @@ namespace mrd::ir {
 
 namespace {
 
+/// As TVM prints a FloatImm: the stream's default 6 significant digits, suffix `f` for
+/// float32 (`0f`, `1e-05f`, `-3.40282e+38f`), no suffix for float64.
 std::string float_text(double v, DType t) {
   std::ostringstream os;
-  os << std::setprecision(t == DType::Float32 ? 9 : 17) << v;
-  std::string s = os.str();
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // keep it a float literal
-  return s + (t == DType::Float32 ? "f" : "");
+  os << v;
+  return os.str() + (t == DType::Float32 ? "f" : "");
 }
 
 class ExprPrinter : public ExprFunctor<void> {
@@ -47,7 +47,8 @@ class ExprPrinter : public ExprFunctor<void> {
       default:
         os_ << "(";
         visit(op->a);
-        os_ << (op->op == BinaryOp::And || op->op == BinaryOp::Or || is_comparison(op->op)
+        // As TVM: `(a + b)`, `(a - b)`, `(a && b)`, `(a < b)`, but `(a*b)` and `(a/b)`.
+        os_ << (op->op != BinaryOp::Mul && op->op != BinaryOp::Div
                     ? str(" ", binary_op_name(op->op), " ")
                     : std::string(binary_op_name(op->op)));
         visit(op->b);

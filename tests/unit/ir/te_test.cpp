@@ -18,7 +18,7 @@ TEST_CASE("te builder reads like TE and prints like TVM", "[ir]") {
   CHECK(C->dtype == DType::Float32);
   REQUIRE(C->reduce_axis.size() == 1);
   Tensor D = compute({512, 512}, [&](Var i, Var j) { return max(C(i, j), 0.0); }, "D", {"i", "j"});
-  CHECK(op_definition(*D.op()) == "D(i, j) = max(C[i, j], 0.0f)");
+  CHECK(op_definition(*D.op()) == "D(i, j) = max(C[i, j], 0f)");
 }
 
 TEST_CASE("stage ids follow TVM's post-DFS order", "[ir]") {

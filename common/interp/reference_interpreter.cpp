@@ -1,0 +1,443 @@
+#include "common/interp/reference_interpreter.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <unordered_map>
+
+#include "common/ir/expr.h"
+#include "common/util/error.h"
+
+namespace mrd::interp {
+
+namespace {
+
+using namespace ir;
+
+int64_t checked_elements(const OperationNode& op) {
+  int64_t n = 1;
+  for (int64_t d : op.shape) {
+    MRD_USER_CHECK(d > 0 && n <= kMaxInterpElements / d, "tensor ", op.name,
+                   " is too large for the reference interpreter (limit ", kMaxInterpElements,
+                   " elements)");
+    n *= d;
+  }
+  return n;
+}
+
+/// The value of an int-typed result, wrapped to the type's width (int32 wraps, bool is 0/1).
+int64_t wrap_int(DType t, int64_t v) {
+  if (t == DType::Int32) return static_cast<int32_t>(static_cast<uint32_t>(v));
+  if (t == DType::Bool) return v != 0;
+  return v;
+}
+
+/// A value as it is stored in a tensor of type t.
+double store_value(DType t, double v) {
+  if (t == DType::Float32) return static_cast<double>(static_cast<float>(v));
+  return v;
+}
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+class Evaluator {
+ public:
+  explicit Evaluator(std::unordered_map<const OperationNode*, const HostTensor*> tensors)
+      : tensors_(std::move(tensors)) {}
+
+  HostTensor compute(const OperationNode& op) {
+    HostTensor out;
+    out.dtype = op.dtype;
+    out.shape = op.shape;
+    int64_t n = checked_elements(op);
+    out.data.resize(static_cast<size_t>(n));
+    size_t base = env_.size();
+    for (const IterVar& iv : op.axis) env_.push_back({iv.var.get(), 0});
+    const ReduceNode* reduce = op.body.as<ReduceNode>();
+    for (int64_t flat = 0; flat < n; ++flat) {
+      // Coordinates of element `flat`, row-major.
+      int64_t rest = flat;
+      for (size_t d = op.axis.size(); d-- > 0;) {
+        env_[base + d].second = op.axis[d].min + rest % op.shape[d];
+        rest /= op.shape[d];
+      }
+      out.data[static_cast<size_t>(flat)] =
+          reduce ? eval_reduce(*reduce, op.dtype) : eval_stored(op.body, op.dtype);
+    }
+    env_.resize(base);
+    return out;
+  }
+
+ private:
+  double eval_stored(const Expr& e, DType t) {
+    if (is_float(t)) return store_value(t, eval_f(e));
+    return static_cast<double>(wrap_int(t, eval_i(e)));
+  }
+
+  double eval_reduce(const ReduceNode& r, DType t) {
+    double acc = is_float(t) ? as_float(reduce_identity(r.op, t))
+                             : static_cast<double>(*as_const_int(reduce_identity(r.op, t)));
+    size_t base = env_.size();
+    for (const IterVar& iv : r.axis) env_.push_back({iv.var.get(), iv.min});
+    size_t k = r.axis.size();
+    while (true) {
+      if (!r.condition.defined() || eval_i(r.condition)) {
+        if (is_float(t)) {
+          double v = eval_f(r.source);
+          acc = store_value(t, combine_f(r.op, acc, v));
+        } else {
+          int64_t v = eval_i(r.source);
+          acc = static_cast<double>(wrap_int(t, combine_i(r.op, static_cast<int64_t>(acc), v)));
+        }
+      }
+      // Next point of the reduction domain, last axis fastest.
+      size_t d = k;
+      while (d > 0) {
+        --d;
+        auto& slot = env_[base + d].second;
+        if (++slot < r.axis[d].min + r.axis[d].extent) break;
+        slot = r.axis[d].min;
+        if (d == 0) {
+          env_.resize(base);
+          return acc;
+        }
+      }
+    }
+  }
+
+  static double as_float(const Expr& e) { return e.as<FloatImmNode>()->value; }
+
+  static double combine_f(ReduceOp op, double acc, double v) {
+    switch (op) {
+      case ReduceOp::Sum:
+        return acc + v;
+      case ReduceOp::Max:
+        return v > acc ? v : acc;
+      case ReduceOp::Min:
+        return v < acc ? v : acc;
+    }
+    return acc;
+  }
+  static int64_t combine_i(ReduceOp op, int64_t acc, int64_t v) {
+    switch (op) {
+      case ReduceOp::Sum:
+        return static_cast<int64_t>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(v));
+      case ReduceOp::Max:
+        return v > acc ? v : acc;
+      case ReduceOp::Min:
+        return v < acc ? v : acc;
+    }
+    return acc;
+  }
+
+  int64_t var_value(const ExprNode* v) const {
+    for (size_t i = env_.size(); i-- > 0;) {
+      if (env_[i].first == v) return env_[i].second;
+    }
+    throw UserError(str_cat("variable ", static_cast<const VarNode*>(v)->name,
+                            " is not bound by any axis of the op that uses it"));
+  }
+
+  double read(const TensorReadNode& r) {
+    auto it = tensors_.find(r.op.get());
+    MRD_CHECK(it != tensors_.end(), "tensor ", r.op->name, " read before it was computed");
+    const HostTensor& t = *it->second;
+    int64_t flat = 0;
+    for (size_t d = 0; d < r.indices.size(); ++d) {
+      int64_t i = eval_i(r.indices[d]);
+      MRD_USER_CHECK(i >= 0 && i < t.shape[d], "read of tensor ", r.op->name,
+                     " out of bounds: index ", i, " in dimension ", d, " of extent ", t.shape[d]);
+      flat = flat * t.shape[d] + i;
+    }
+    return t.data[static_cast<size_t>(flat)];
+  }
+
+  double eval_f(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::FloatImm:
+        return e.as<FloatImmNode>()->value;
+      case ExprKind::IntImm:
+        return static_cast<double>(e.as<IntImmNode>()->value);
+      case ExprKind::Var:
+        return static_cast<double>(var_value(e.get()));
+      case ExprKind::Binary: {
+        const auto* b = e.as<BinaryNode>();
+        if (!is_float(b->dtype)) return static_cast<double>(eval_i(e));
+        double x = eval_f(b->a), y = eval_f(b->b);
+        switch (b->op) {
+          case BinaryOp::Add:
+            return x + y;
+          case BinaryOp::Sub:
+            return x - y;
+          case BinaryOp::Mul:
+            return x * y;
+          case BinaryOp::Div:
+            return x / y;
+          case BinaryOp::Min:
+            return y < x ? y : x;
+          case BinaryOp::Max:
+            return y > x ? y : x;
+          default:
+            break;
+        }
+        throw InternalError(str_cat("float operator ", binary_op_name(b->op)));
+      }
+      case ExprKind::Select: {
+        const auto* s = e.as<SelectNode>();
+        return eval_i(s->cond) ? eval_f(s->t) : eval_f(s->f);
+      }
+      case ExprKind::Cast: {
+        const auto* c = e.as<CastNode>();
+        if (!is_float(c->dtype)) return static_cast<double>(eval_i(e));
+        double v =
+            is_float(c->value->dtype) ? eval_f(c->value) : static_cast<double>(eval_i(c->value));
+        return store_value(c->dtype, v);
+      }
+      case ExprKind::Call:
+        return eval_call_f(*e.as<CallNode>());
+      case ExprKind::TensorRead:
+        return read(*e.as<TensorReadNode>());
+      case ExprKind::Not:
+      case ExprKind::Reduce:
+      case ExprKind::BufferLoad:
+        break;
+    }
+    throw UserError(
+        str_cat("the reference interpreter cannot evaluate this expression as a "
+                "float (node kind ",
+                static_cast<int>(e->kind), ")"));
+  }
+
+  double eval_call_f(const CallNode& c) {
+    if (c.op == CallOp::IfThenElse) {
+      return eval_i(c.args[0]) ? eval_f(c.args[1]) : eval_f(c.args[2]);
+    }
+    if (!is_float(c.dtype)) return static_cast<double>(eval_call_i(c));
+    double x = eval_f(c.args[0]);
+    switch (c.op) {
+      case CallOp::Exp:
+        return std::exp(x);
+      case CallOp::Log:
+        return std::log(x);
+      case CallOp::Sqrt:
+        return std::sqrt(x);
+      case CallOp::Tanh:
+        return std::tanh(x);
+      case CallOp::Sigmoid:
+        return 1.0 / (1.0 + std::exp(-x));
+      case CallOp::Fabs:
+        return std::fabs(x);
+      case CallOp::Pow:
+        return std::pow(x, eval_f(c.args[1]));
+      default:
+        break;
+    }
+    throw InternalError(str_cat("float call ", call_op_name(c.op)));
+  }
+
+  int64_t eval_call_i(const CallNode& c) {
+    switch (c.op) {
+      case CallOp::IfThenElse:
+        return eval_i(c.args[0]) ? eval_i(c.args[1]) : eval_i(c.args[2]);
+      case CallOp::Likely:
+        return eval_i(c.args[0]) != 0;
+      default:
+        break;
+    }
+    throw UserError(str_cat("call ", call_op_name(c.op), " has no integer form"));
+  }
+
+  int64_t eval_i(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::IntImm:
+        return e.as<IntImmNode>()->value;
+      case ExprKind::Var:
+        return var_value(e.get());
+      case ExprKind::Binary:
+        return eval_binary_i(*e.as<BinaryNode>());
+      case ExprKind::Not:
+        return eval_i(e.as<NotNode>()->a) == 0;
+      case ExprKind::Select: {
+        const auto* s = e.as<SelectNode>();
+        return eval_i(s->cond) ? eval_i(s->t) : eval_i(s->f);
+      }
+      case ExprKind::Cast: {
+        const auto* c = e.as<CastNode>();
+        if (!is_float(c->value->dtype)) return wrap_int(c->dtype, eval_i(c->value));
+        double v = eval_f(c->value);
+        if (c->dtype == DType::Bool) return v != 0;
+        MRD_USER_CHECK(std::isfinite(v) && v > -9.2e18 && v < 9.2e18, "cast of ", v, " to ",
+                       dtype_name(c->dtype), " is out of range");
+        return wrap_int(c->dtype, static_cast<int64_t>(v));
+      }
+      case ExprKind::Call:
+        return eval_call_i(*e.as<CallNode>());
+      case ExprKind::TensorRead:
+        return static_cast<int64_t>(read(*e.as<TensorReadNode>()));
+      case ExprKind::FloatImm:
+      case ExprKind::Reduce:
+      case ExprKind::BufferLoad:
+        break;
+    }
+    throw UserError(
+        str_cat("the reference interpreter cannot evaluate this expression as an "
+                "integer (node kind ",
+                static_cast<int>(e->kind), ")"));
+  }
+
+  int64_t eval_binary_i(const BinaryNode& b) {
+    if (b.op == BinaryOp::And) return eval_i(b.a) && eval_i(b.b);
+    if (b.op == BinaryOp::Or) return eval_i(b.a) || eval_i(b.b);
+    if (is_comparison(b.op) && is_float(b.a->dtype)) {
+      double x = eval_f(b.a), y = eval_f(b.b);
+      switch (b.op) {
+        case BinaryOp::EQ:
+          return x == y;
+        case BinaryOp::NE:
+          return x != y;
+        case BinaryOp::LT:
+          return x < y;
+        case BinaryOp::LE:
+          return x <= y;
+        case BinaryOp::GT:
+          return x > y;
+        case BinaryOp::GE:
+          return x >= y;
+        default:
+          break;
+      }
+    }
+    int64_t x = eval_i(b.a), y = eval_i(b.b);
+    auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+    int64_t r;
+    switch (b.op) {
+      case BinaryOp::Add:
+        r = static_cast<int64_t>(u(x) + u(y));
+        break;
+      case BinaryOp::Sub:
+        r = static_cast<int64_t>(u(x) - u(y));
+        break;
+      case BinaryOp::Mul:
+        r = static_cast<int64_t>(u(x) * u(y));
+        break;
+      case BinaryOp::Div:
+      case BinaryOp::FloorDiv:
+      case BinaryOp::FloorMod:
+        MRD_USER_CHECK(y != 0, "integer division by zero");
+        if (y == -1) {  // avoids the overflow of INT64_MIN / -1
+          r = b.op == BinaryOp::FloorMod ? 0 : static_cast<int64_t>(u(0) - u(x));
+        } else if (b.op == BinaryOp::Div) {
+          r = x / y;
+        } else if (b.op == BinaryOp::FloorDiv) {
+          r = floor_div(x, y);
+        } else {
+          r = x - floor_div(x, y) * y;
+        }
+        break;
+      case BinaryOp::Min:
+        r = y < x ? y : x;
+        break;
+      case BinaryOp::Max:
+        r = y > x ? y : x;
+        break;
+      case BinaryOp::EQ:
+        return x == y;
+      case BinaryOp::NE:
+        return x != y;
+      case BinaryOp::LT:
+        return x < y;
+      case BinaryOp::LE:
+        return x <= y;
+      case BinaryOp::GT:
+        return x > y;
+      case BinaryOp::GE:
+        return x >= y;
+      default:
+        throw InternalError("unhandled integer operator");
+    }
+    return wrap_int(b.dtype, r);
+  }
+
+  std::unordered_map<const OperationNode*, const HostTensor*> tensors_;
+  std::vector<std::pair<const ExprNode*, int64_t>> env_;
+};
+
+HostTensor empty_like(const OperationNode& op) {
+  HostTensor t;
+  t.dtype = op.dtype;
+  t.shape = op.shape;
+  t.data.resize(static_cast<size_t>(checked_elements(op)));
+  return t;
+}
+
+}  // namespace
+
+std::vector<HostTensor> evaluate(const dag::ComputeDAG& dag,
+                                 const std::vector<HostTensor>& inputs) {
+  std::unordered_map<const OperationNode*, const HostTensor*> values;
+  size_t next_input = 0;
+  for (const Tensor& t : dag.tensors()) {
+    if (!t->is_placeholder()) continue;
+    MRD_USER_CHECK(next_input < inputs.size(),
+                   "the reference interpreter needs an input for "
+                   "placeholder ",
+                   t->name, "; got only ", inputs.size(), " inputs");
+    const HostTensor& in = inputs[next_input++];
+    MRD_USER_CHECK(in.shape == t->shape, "input for placeholder ", t->name, " has the wrong shape");
+    MRD_USER_CHECK(static_cast<int64_t>(in.data.size()) == checked_elements(*t.op()),
+                   "input for placeholder ", t->name, " has ", in.data.size(), " values");
+    values[t.op().get()] = &in;
+  }
+  MRD_USER_CHECK(next_input == inputs.size(), "the reference interpreter got ", inputs.size(),
+                 " inputs for ", next_input, " placeholders");
+
+  std::unordered_map<const OperationNode*, HostTensor> computed;
+  for (const Operation& op : dag.ops()) {
+    if (op->is_placeholder()) {
+      MRD_USER_CHECK(values.count(op.get()), "placeholder ", op->name,
+                     " is read but is not one of the workload's tensors");
+      continue;
+    }
+    HostTensor result = Evaluator(values).compute(*op);
+    auto [it, inserted] = computed.emplace(op.get(), std::move(result));
+    values[op.get()] = &it->second;
+  }
+
+  std::vector<HostTensor> outputs;
+  for (const Tensor& t : dag.tensors()) {
+    if (!t->is_placeholder()) outputs.push_back(computed.at(t.op().get()));
+  }
+  return outputs;
+}
+
+HostTensor make_input(const OperationNode& placeholder, uint64_t seed) {
+  HostTensor t = empty_like(placeholder);
+  std::mt19937_64 gen(seed);
+  for (double& v : t.data) {
+    uint64_t r = gen();
+    if (is_float(t.dtype)) {
+      double u = static_cast<double>(r >> 11) * 0x1.0p-53;
+      v = store_value(t.dtype, 1.0 + 9.0 * u);
+      if (v >= 10.0) v = std::nextafter(10.0f, 0.0f);  // float32 rounding may reach 10
+    } else {
+      v = static_cast<double>(1 + r % 9);
+    }
+  }
+  return t;
+}
+
+HostTensor make_reference_input(const OperationNode& placeholder) {
+  HostTensor t = empty_like(placeholder);
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    int64_t m = static_cast<int64_t>((static_cast<uint64_t>(i) * 7919) % 1000);
+    t.data[i] =
+        is_float(t.dtype) ? store_value(t.dtype, m / 1000.0 - 0.5) : static_cast<double>(m - 500);
+  }
+  return t;
+}
+
+}  // namespace mrd::interp

@@ -1,0 +1,44 @@
+// The reference interpreter: a naive evaluator of a workload's DAG, independent of
+// scheduling and lowering, that every lowering test and the correctness check compare
+// against. It evaluates each op in stage order over its whole domain. Float math is done in
+// double and rounded to float32 at each stored element of a float32 op (including each
+// update of a reduction's accumulator), so results compare with compiled float32 code within
+// rounding. Integer math is exact for the type (int32 wraps, floordiv/floormod floor, Div on
+// integers truncates, division by zero is an error). if_then_else and select evaluate only
+// the chosen branch, && and || short-circuit, so guarded reads are never performed. A read
+// outside a tensor is a UserError naming the tensor.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/dag/compute_dag.h"
+
+namespace mrd::interp {
+
+/// A dense row-major tensor on the host; every value held as a double.
+struct HostTensor {
+  ir::DType dtype = ir::DType::Float32;
+  std::vector<int64_t> shape;
+  std::vector<double> data;
+};
+
+/// Evaluates the DAG. `inputs`: one per placeholder among dag.tensors(), in that order.
+/// Returns one tensor per compute op among dag.tensors(), in that order. Throws UserError
+/// for wrong inputs, a placeholder that is read but is not among dag.tensors(), an
+/// out-of-bounds read, a division by zero, or a tensor beyond the interpreter's size limit.
+std::vector<HostTensor> evaluate(const dag::ComputeDAG& dag, const std::vector<HostTensor>& inputs);
+
+/// Deterministic pseudo-random values for a placeholder, uniform in [1, 10) as TVM's random
+/// fill: from std::mt19937_64(seed), u = (next >> 11) * 2^-53, value = 1 + 9u (rounded to
+/// float32 for float32); integers are 1 + next % 9.
+HostTensor make_input(const ir::OperationNode& placeholder, uint64_t seed);
+
+/// The fill of the tvm-reference check numbers: x[i] = float32(((i * 7919) % 1000) / 1000.0 -
+/// 0.5) for row-major index i; integer tensors get ((i * 7919) % 1000) - 500.
+HostTensor make_reference_input(const ir::OperationNode& placeholder);
+
+/// Largest number of elements the interpreter holds in one tensor.
+inline constexpr int64_t kMaxInterpElements = int64_t{1} << 28;
+
+}  // namespace mrd::interp
