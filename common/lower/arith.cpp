@@ -1,0 +1,230 @@
+#include "common/lower/arith.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "common/ir/operation.h"
+#include "common/util/error.h"
+
+namespace mrd::lower {
+
+using namespace ir;
+
+namespace {
+
+std::optional<int64_t> narrow(__int128 v) {
+  if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min()) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(v);
+}
+
+int64_t floordiv_i(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+std::optional<ConstRange> make_range(__int128 lo, __int128 hi) {
+  auto l = narrow(lo), h = narrow(hi);
+  if (!l || !h) return std::nullopt;
+  return ConstRange{*l, *h};
+}
+
+}  // namespace
+
+std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) {
+  switch (e->kind) {
+    case ExprKind::IntImm: {
+      int64_t v = e.as<IntImmNode>()->value;
+      return ConstRange{v, v};
+    }
+    case ExprKind::Var: {
+      auto it = ranges.find(e.as<VarNode>());
+      if (it == ranges.end()) return std::nullopt;
+      return it->second;
+    }
+    case ExprKind::Cast: {
+      const CastNode* c = e.as<CastNode>();
+      if (!is_int(c->dtype) || !is_int(c->value->dtype)) return std::nullopt;
+      return const_bound(c->value, ranges);
+    }
+    case ExprKind::Select: {
+      const SelectNode* s = e.as<SelectNode>();
+      auto a = const_bound(s->t, ranges), b = const_bound(s->f, ranges);
+      if (!a || !b) return std::nullopt;
+      return ConstRange{std::min(a->lo, b->lo), std::max(a->hi, b->hi)};
+    }
+    case ExprKind::Binary:
+      break;
+    default:
+      return std::nullopt;
+  }
+  const BinaryNode* b = e.as<BinaryNode>();
+  if (!is_int(b->dtype)) return std::nullopt;
+  auto x = const_bound(b->a, ranges);
+  auto y = const_bound(b->b, ranges);
+  if (!x || !y) return std::nullopt;
+  __int128 xl = x->lo, xh = x->hi, yl = y->lo, yh = y->hi;
+  switch (b->op) {
+    case BinaryOp::Add:
+      return make_range(xl + yl, xh + yh);
+    case BinaryOp::Sub:
+      return make_range(xl - yh, xh - yl);
+    case BinaryOp::Mul: {
+      __int128 c[4] = {xl * yl, xl * yh, xh * yl, xh * yh};
+      return make_range(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
+    }
+    case BinaryOp::FloorDiv:
+      if (yl != yh || yl <= 0) return std::nullopt;
+      return ConstRange{floordiv_i(x->lo, y->lo), floordiv_i(x->hi, y->lo)};
+    case BinaryOp::FloorMod:
+      if (yl != yh || yl <= 0) return std::nullopt;
+      if (floordiv_i(x->lo, y->lo) == floordiv_i(x->hi, y->lo)) {
+        return ConstRange{x->lo - floordiv_i(x->lo, y->lo) * y->lo,
+                          x->hi - floordiv_i(x->lo, y->lo) * y->lo};
+      }
+      return ConstRange{0, y->lo - 1};
+    case BinaryOp::Min:
+      return ConstRange{std::min(x->lo, y->lo), std::min(x->hi, y->hi)};
+    case BinaryOp::Max:
+      return ConstRange{std::max(x->lo, y->lo), std::max(x->hi, y->hi)};
+    default:
+      return std::nullopt;
+  }
+}
+
+bool structural_equal(const Expr& a, const Expr& b) {
+  if (a.same_as(b)) return true;
+  if (!a.defined() || !b.defined()) return false;
+  if (a->kind != b->kind || a->dtype != b->dtype) return false;
+  auto all_equal = [](const std::vector<Expr>& x, const std::vector<Expr>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!structural_equal(x[i], y[i])) return false;
+    }
+    return true;
+  };
+  switch (a->kind) {
+    case ExprKind::IntImm:
+      return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
+    case ExprKind::FloatImm:
+      return a.as<FloatImmNode>()->value == b.as<FloatImmNode>()->value;
+    case ExprKind::Var:
+      return false;
+    case ExprKind::Binary: {
+      auto *x = a.as<BinaryNode>(), *y = b.as<BinaryNode>();
+      return x->op == y->op && structural_equal(x->a, y->a) && structural_equal(x->b, y->b);
+    }
+    case ExprKind::Not:
+      return structural_equal(a.as<NotNode>()->a, b.as<NotNode>()->a);
+    case ExprKind::Select: {
+      auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
+      return structural_equal(x->cond, y->cond) && structural_equal(x->t, y->t) &&
+             structural_equal(x->f, y->f);
+    }
+    case ExprKind::Cast:
+      return structural_equal(a.as<CastNode>()->value, b.as<CastNode>()->value);
+    case ExprKind::Call: {
+      auto *x = a.as<CallNode>(), *y = b.as<CallNode>();
+      return x->op == y->op && all_equal(x->args, y->args);
+    }
+    case ExprKind::TensorRead: {
+      auto *x = a.as<TensorReadNode>(), *y = b.as<TensorReadNode>();
+      return x->op == y->op && all_equal(x->indices, y->indices);
+    }
+    case ExprKind::BufferLoad: {
+      auto *x = a.as<BufferLoadNode>(), *y = b.as<BufferLoadNode>();
+      return x->buffer == y->buffer && all_equal(x->indices, y->indices);
+    }
+    case ExprKind::Reduce:
+      return false;
+  }
+  return false;
+}
+
+namespace {
+
+void add_term(LinearForm& f, const Expr& atom, int64_t coeff) {
+  if (coeff == 0) return;
+  for (auto& t : f.terms) {
+    if (structural_equal(t.first, atom)) {
+      t.second += coeff;
+      return;
+    }
+  }
+  f.terms.emplace_back(atom, coeff);
+}
+
+void collect(const Expr& e, int64_t scale, LinearForm& f) {
+  if (const IntImmNode* i = e.as<IntImmNode>()) {
+    f.constant += scale * i->value;
+    return;
+  }
+  if (const BinaryNode* b = e.as<BinaryNode>()) {
+    switch (b->op) {
+      case BinaryOp::Add:
+        collect(b->a, scale, f);
+        collect(b->b, scale, f);
+        return;
+      case BinaryOp::Sub:
+        collect(b->a, scale, f);
+        collect(b->b, -scale, f);
+        return;
+      case BinaryOp::Mul:
+        if (const int64_t* c = as_const_int(b->b)) {
+          collect(b->a, scale * *c, f);
+          return;
+        }
+        if (const int64_t* c = as_const_int(b->a)) {
+          collect(b->b, scale * *c, f);
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  add_term(f, e, scale);
+}
+
+}  // namespace
+
+LinearForm to_linear(const Expr& e) {
+  LinearForm f;
+  f.dtype = e->dtype;
+  collect(e, 1, f);
+  f.terms.erase(
+      std::remove_if(f.terms.begin(), f.terms.end(), [](const auto& t) { return t.second == 0; }),
+      f.terms.end());
+  return f;
+}
+
+Expr from_linear(const LinearForm& f) {
+  Expr out;
+  auto imm = [&](int64_t v) { return IntImmNode::make(f.dtype, v); };
+  for (const auto& [atom, coeff] : f.terms) {
+    if (!out.defined()) {
+      out = coeff == 1 ? atom
+                       : (coeff == -1 ? BinaryNode::make(BinaryOp::Sub, imm(0), atom)
+                                      : BinaryNode::make(BinaryOp::Mul, atom, imm(coeff)));
+      continue;
+    }
+    if (coeff == 1) {
+      out = BinaryNode::make(BinaryOp::Add, out, atom);
+    } else if (coeff == -1) {
+      out = BinaryNode::make(BinaryOp::Sub, out, atom);
+    } else if (coeff < 0) {
+      out =
+          BinaryNode::make(BinaryOp::Sub, out, BinaryNode::make(BinaryOp::Mul, atom, imm(-coeff)));
+    } else {
+      out = BinaryNode::make(BinaryOp::Add, out, BinaryNode::make(BinaryOp::Mul, atom, imm(coeff)));
+    }
+  }
+  if (!out.defined()) return imm(f.constant);
+  if (f.constant > 0) out = BinaryNode::make(BinaryOp::Add, out, imm(f.constant));
+  if (f.constant < 0) out = BinaryNode::make(BinaryOp::Sub, out, imm(-f.constant));
+  return out;
+}
+
+}  // namespace mrd::lower

@@ -1,0 +1,39 @@
+// Integer analysis shared by the lowering passes: constant bounds of an index expression
+// given the ranges of loop variables, structural equality, and linear forms
+// (sum of coefficient * atom + constant) used to cancel symbolic terms.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "common/ir/expr.h"
+
+namespace mrd::lower {
+
+/// Inclusive constant range [lo, hi] of a variable.
+struct ConstRange {
+  int64_t lo = 0, hi = 0;
+};
+using VarRanges = std::unordered_map<const ir::VarNode*, ConstRange>;
+
+/// The constant range of an integer expression, or nullopt when a variable without a known
+/// range (or an unsupported node) is involved.
+std::optional<ConstRange> const_bound(const ir::Expr& e, const VarRanges& ranges);
+
+/// Same node kinds, types, fields and children; variables compare by identity.
+bool structural_equal(const ir::Expr& a, const ir::Expr& b);
+
+/// sum(coeff * atom) + constant. Atoms are the non-linear leaves (variables, floordiv, ...).
+struct LinearForm {
+  std::vector<std::pair<ir::Expr, int64_t>> terms;
+  int64_t constant = 0;
+  ir::DType dtype = ir::DType::Int32;
+};
+/// The linear form of an integer expression (always succeeds; unknown nodes become atoms).
+LinearForm to_linear(const ir::Expr& e);
+ir::Expr from_linear(const LinearForm& f);
+
+}  // namespace mrd::lower

@@ -1,0 +1,82 @@
+#include "common/lower/lower.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+
+#include "common/ir/printer.h"
+#include "common/lower/bind_buffers.h"
+#include "common/lower/infer_bound.h"
+#include "common/lower/inline_stages.h"
+#include "common/lower/lower_context.h"
+#include "common/lower/schedule_ops.h"
+#include "common/lower/simplify.h"
+#include "common/lower/storage_flatten.h"
+#include "common/lower/unroll_loop.h"
+#include "common/schedule/apply_steps.h"
+#include "common/util/error.h"
+
+namespace mrd::lower {
+
+namespace {
+
+void log_pass(const char* name, const ir::Stmt& before, const ir::Stmt& after) {
+  if (!spdlog::should_log(spdlog::level::debug)) return;
+  if (before.defined() && before.same_as(after)) {
+    spdlog::debug("lower: after {} (unchanged)", name);
+  } else {
+    spdlog::debug("lower: after {}:\n{}", name, ir::to_string(after));
+  }
+}
+
+/// Lowered code indexes with int32, as TVM: every tensor and reduction domain must fit.
+void check_int32_domains(const dag::ComputeDAG& dag) {
+  constexpr __int128 kMax = std::numeric_limits<int32_t>::max();
+  for (const ir::Operation& op : dag.ops()) {
+    __int128 n = 1, r = 1;
+    for (int64_t d : op->shape) n = std::min<__int128>(n * d, kMax + 1);
+    for (const ir::IterVar& iv : op->reduce_axis) {
+      r = std::min<__int128>(r * iv.extent, kMax + 1);
+      MRD_USER_CHECK(std::abs(iv.min) <= kMax, "reduction axis ", iv.var.name(), " of ", op->name,
+                     " starts out of the int32 range");
+    }
+    MRD_USER_CHECK(n <= kMax && r <= kMax, "tensor ", op->name,
+                   " is too large to index with int32");
+  }
+}
+
+}  // namespace
+
+ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps) {
+  LowerContext ctx;
+  check_int32_domains(dag);
+  ctx.dag = &dag;
+  ctx.sch = schedule::apply_steps(dag, steps);
+  inline_stages(ctx);
+  infer_bound(ctx);
+
+  ir::Stmt s = schedule_ops(ctx);
+  log_pass("schedule_ops", ir::Stmt(), s);
+
+  ir::PrimFunc f;
+  ir::Stmt next = bind_buffers(ctx, s, f.params);
+  log_pass("bind_buffers", s, next);
+  s = next;
+
+  next = storage_flatten(s);
+  log_pass("storage_flatten", s, next);
+  s = next;
+
+  next = simplify(s);
+  log_pass("simplify", s, next);
+  s = next;
+
+  next = unroll_loop(s);
+  log_pass("unroll_loop", s, next);
+  f.body = next;
+  return f;
+}
+
+}  // namespace mrd::lower

@@ -1,0 +1,265 @@
+#include "common/lower/simplify.h"
+
+#include "common/ir/expr_functor.h"
+#include "common/ir/stmt_functor.h"
+
+namespace mrd::lower {
+
+using namespace ir;
+
+namespace {
+
+int64_t floordiv_i(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+std::optional<int64_t> fold_int(BinaryOp op, int64_t a, int64_t b) {
+  switch (op) {
+    case BinaryOp::Add:
+      return a + b;
+    case BinaryOp::Sub:
+      return a - b;
+    case BinaryOp::Mul:
+      return a * b;
+    case BinaryOp::Div:
+      return b == 0 ? std::nullopt : std::optional<int64_t>(a / b);
+    case BinaryOp::FloorDiv:
+      return b == 0 ? std::nullopt : std::optional<int64_t>(floordiv_i(a, b));
+    case BinaryOp::FloorMod:
+      return b == 0 ? std::nullopt : std::optional<int64_t>(a - floordiv_i(a, b) * b);
+    case BinaryOp::Min:
+      return std::min(a, b);
+    case BinaryOp::Max:
+      return std::max(a, b);
+    case BinaryOp::EQ:
+      return a == b;
+    case BinaryOp::NE:
+      return a != b;
+    case BinaryOp::LT:
+      return a < b;
+    case BinaryOp::LE:
+      return a <= b;
+    case BinaryOp::GT:
+      return a > b;
+    case BinaryOp::GE:
+      return a >= b;
+    case BinaryOp::And:
+      return a && b;
+    case BinaryOp::Or:
+      return a || b;
+  }
+  return std::nullopt;
+}
+
+Expr bool_imm(bool v) {
+  return IntImmNode::make(DType::Bool, v ? 1 : 0);
+}
+
+class ExprSimplifier : public ExprMutator {
+ public:
+  explicit ExprSimplifier(const VarRanges& r) : ranges_(r) {}
+  Expr run(const Expr& e) { return visit(e); }
+
+ protected:
+  using ExprMutator::visit_;
+
+  Expr visit_(const BinaryNode* op, const Expr& self) override {
+    Expr a = visit(op->a), b = visit(op->b);
+    const int64_t* ca = as_const_int(a);
+    const int64_t* cb = as_const_int(b);
+    if (ca && cb && (is_int(a->dtype) || a->dtype == DType::Bool)) {
+      if (auto v = fold_int(op->op, *ca, *cb)) {
+        DType t = op->dtype;
+        return t == DType::Bool ? bool_imm(*v != 0) : IntImmNode::make(t, *v);
+      }
+    }
+    if (op->op == BinaryOp::And || op->op == BinaryOp::Or) {
+      bool is_and = op->op == BinaryOp::And;
+      if (ca) return (*ca != 0) == is_and ? b : a;
+      if (cb) return (*cb != 0) == is_and ? a : b;
+    }
+    if (is_int(op->dtype)) {
+      switch (op->op) {
+        case BinaryOp::Add:
+        case BinaryOp::Sub:
+        case BinaryOp::Mul:
+          return from_linear(to_linear(BinaryNode::make(op->op, a, b)));
+        case BinaryOp::FloorDiv:
+        case BinaryOp::FloorMod:
+          if (cb && *cb > 0) {
+            if (Expr r = div_mod(op->op, a, *cb); r.defined()) return r;
+          }
+          if (cb && *cb == 1)
+            return op->op == BinaryOp::FloorDiv ? a : IntImmNode::make(a->dtype, 0);
+          break;
+        case BinaryOp::Min:
+        case BinaryOp::Max: {
+          Expr d = from_linear(to_linear(a - b));
+          if (auto r = const_bound(d, ranges_)) {
+            bool a_small = r->hi <= 0, b_small = r->lo >= 0;
+            if (op->op == BinaryOp::Min && a_small) return a;
+            if (op->op == BinaryOp::Min && b_small) return b;
+            if (op->op == BinaryOp::Max && a_small) return b;
+            if (op->op == BinaryOp::Max && b_small) return a;
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    if (is_comparison(op->op) && is_int(a->dtype) && is_int(b->dtype)) {
+      Expr d = from_linear(to_linear(a - b));
+      if (auto r = const_bound(d, ranges_)) {
+        std::optional<bool> v;
+        switch (op->op) {
+          case BinaryOp::LT:
+            v = r->hi < 0 ? std::optional<bool>(true)
+                          : (r->lo >= 0 ? std::optional<bool>(false) : std::nullopt);
+            break;
+          case BinaryOp::LE:
+            v = r->hi <= 0 ? std::optional<bool>(true)
+                           : (r->lo > 0 ? std::optional<bool>(false) : std::nullopt);
+            break;
+          case BinaryOp::GT:
+            v = r->lo > 0 ? std::optional<bool>(true)
+                          : (r->hi <= 0 ? std::optional<bool>(false) : std::nullopt);
+            break;
+          case BinaryOp::GE:
+            v = r->lo >= 0 ? std::optional<bool>(true)
+                           : (r->hi < 0 ? std::optional<bool>(false) : std::nullopt);
+            break;
+          case BinaryOp::EQ:
+            if (r->lo == 0 && r->hi == 0)
+              v = true;
+            else if (r->lo > 0 || r->hi < 0)
+              v = false;
+            break;
+          case BinaryOp::NE:
+            if (r->lo == 0 && r->hi == 0)
+              v = false;
+            else if (r->lo > 0 || r->hi < 0)
+              v = true;
+            break;
+          default:
+            break;
+        }
+        if (v) return bool_imm(*v);
+      }
+    }
+    if (a.same_as(op->a) && b.same_as(op->b)) return self;
+    return BinaryNode::make(op->op, a, b);
+  }
+
+  /// floordiv/floormod of a linear expression by c > 0 when the ranges decide the remainder.
+  Expr div_mod(BinaryOp op, const Expr& a, int64_t c) {
+    LinearForm f = to_linear(a);
+    LinearForm q, r;
+    q.dtype = r.dtype = f.dtype;
+    for (const auto& [atom, coeff] : f.terms) {
+      if (coeff % c == 0) {
+        q.terms.emplace_back(atom, coeff / c);
+      } else {
+        r.terms.emplace_back(atom, coeff);
+      }
+    }
+    int64_t qc = floordiv_i(f.constant, c);
+    q.constant = qc;
+    r.constant = f.constant - qc * c;
+    Expr rest = from_linear(r);
+    auto rb = const_bound(rest, ranges_);
+    if (!rb) return Expr();
+    int64_t lo_q = floordiv_i(rb->lo, c), hi_q = floordiv_i(rb->hi, c);
+    if (lo_q != hi_q) return Expr();
+    if (op == BinaryOp::FloorDiv) {
+      q.constant += lo_q;
+      return from_linear(q);
+    }
+    r.constant -= lo_q * c;
+    return from_linear(r);
+  }
+
+  Expr visit_(const NotNode* op, const Expr& self) override {
+    Expr a = visit(op->a);
+    if (const int64_t* c = as_const_int(a)) return bool_imm(*c == 0);
+    return a.same_as(op->a) ? self : NotNode::make(a);
+  }
+
+  Expr visit_(const SelectNode* op, const Expr& self) override {
+    Expr c = visit(op->cond);
+    if (const int64_t* v = as_const_int(c)) return visit(*v ? op->t : op->f);
+    Expr t = visit(op->t), f = visit(op->f);
+    if (c.same_as(op->cond) && t.same_as(op->t) && f.same_as(op->f)) return self;
+    return SelectNode::make(c, t, f);
+  }
+
+  Expr visit_(const CallNode* op, const Expr& self) override {
+    if (op->op == CallOp::IfThenElse) {
+      Expr c = visit(op->args[0]);
+      if (const int64_t* v = as_const_int(c)) return visit(*v ? op->args[1] : op->args[2]);
+    }
+    Expr e = ExprMutator::visit_(op, self);
+    if (const CallNode* n = e.as<CallNode>()) {
+      if (n->op == CallOp::Likely && as_const_int(n->args[0])) return n->args[0];
+    }
+    return e;
+  }
+
+  Expr visit_(const CastNode* op, const Expr& self) override {
+    Expr v = visit(op->value);
+    if (const int64_t* c = as_const_int(v)) {
+      if (is_int(op->dtype)) return IntImmNode::make(op->dtype, *c);
+      if (is_float(op->dtype)) return FloatImmNode::make(op->dtype, static_cast<double>(*c));
+    }
+    return v.same_as(op->value) ? self : CastNode::make(op->dtype, v);
+  }
+
+ private:
+  const VarRanges& ranges_;
+};
+
+class StmtSimplifier : public StmtMutator {
+ public:
+  Stmt run(const Stmt& s) { return visit(s); }
+
+ protected:
+  Expr mutate_expr(const Expr& e) override { return ExprSimplifier(ranges_).run(e); }
+
+  Stmt visit_(const ForNode* op, const Stmt& self) override {
+    Expr mn = mutate_expr(op->min), ext = mutate_expr(op->extent);
+    const int64_t* cm = as_const_int(mn);
+    const int64_t* ce = as_const_int(ext);
+    const VarNode* v = op->var.as<VarNode>();
+    if (cm && ce) ranges_[v] = ConstRange{*cm, *cm + *ce - 1};
+    Stmt body = visit(op->body);
+    ranges_.erase(v);
+    if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return self;
+    return ForNode::make(op->var, mn, ext, op->for_kind, body, op->auto_unroll_max_step);
+  }
+
+  Stmt visit_(const IfThenElseNode* op, const Stmt& self) override {
+    Expr c = mutate_expr(op->cond);
+    if (const int64_t* v = as_const_int(c)) {
+      if (*v) return visit(op->then_case);
+      return op->else_case.defined() ? visit(op->else_case) : SeqNode::make({});
+    }
+    return StmtMutator::visit_(op, self);
+  }
+
+ private:
+  VarRanges ranges_;
+};
+
+}  // namespace
+
+Expr simplify_expr(const Expr& e, const VarRanges& ranges) {
+  return ExprSimplifier(ranges).run(e);
+}
+
+Stmt simplify(const Stmt& s) {
+  return StmtSimplifier().run(s);
+}
+
+}  // namespace mrd::lower

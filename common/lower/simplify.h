@@ -1,0 +1,18 @@
+// Simplification: constant folding, linear canonicalisation of integer arithmetic (x*1, x+0,
+// a+b-a), floordiv/floormod that the loop ranges decide, comparisons the ranges prove, and
+// selects/ifs with constant conditions. The statement pass learns each loop variable's range
+// from its For and removes ifs whose condition is then constant.
+#pragma once
+
+#include "common/ir/stmt.h"
+#include "common/lower/arith.h"
+
+namespace mrd::lower {
+
+/// Simplifies e knowing the given variable ranges.
+ir::Expr simplify_expr(const ir::Expr& e, const VarRanges& ranges = {});
+
+/// The simplification pass over a lowered function body.
+ir::Stmt simplify(const ir::Stmt& s);
+
+}  // namespace mrd::lower

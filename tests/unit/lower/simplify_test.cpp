@@ -1,0 +1,71 @@
+// The simplifier and the unroll pass on hand-built IR.
+#include "common/lower/simplify.h"
+
+#include <catch2/catch.hpp>
+
+#include "common/ir/printer.h"
+#include "common/lower/unroll_loop.h"
+
+using namespace mrd;
+using namespace mrd::ir;
+using lower::simplify_expr;
+
+TEST_CASE("simplify folds constants and cancels linear terms", "[lower][simplify]") {
+  Var x("x"), y("y");
+  CHECK(to_string(simplify_expr(x * Expr(1) + Expr(0))) == "x");
+  CHECK(*as_const_int(simplify_expr((x * Expr(8) + Expr(7)) - x * Expr(8) + Expr(1))) == 8);
+  CHECK(*as_const_int(simplify_expr(Expr(3) * Expr(4) - Expr(2))) == 10);
+  CHECK(to_string(simplify_expr(x + y - x)) == "y");
+  lower::VarRanges r{{x.as<VarNode>(), {0, 7}}, {y.as<VarNode>(), {0, 3}}};
+  CHECK(*as_const_int(simplify_expr(floordiv(x, Expr(8)), r)) == 0);
+  CHECK(to_string(simplify_expr(floormod(x, Expr(8)), r)) == "x");
+  CHECK(to_string(simplify_expr(floordiv(y * Expr(8) + x, Expr(8)), r)) == "y");
+  CHECK(to_string(simplify_expr(floormod(y * Expr(8) + x, Expr(8)), r)) == "x");
+  CHECK(*as_const_int(simplify_expr(x < Expr(8), r)) == 1);
+  CHECK(*as_const_int(simplify_expr(x >= Expr(8), r)) == 0);
+  CHECK(simplify_expr(x < Expr(5), r).as<BinaryNode>() != nullptr);  // not provable
+  CHECK(to_string(simplify_expr(select(Expr(1) < Expr(2), x, y))) == "x");
+}
+
+TEST_CASE("simplify removes guards the loop ranges prove", "[lower][simplify]") {
+  Buffer b = BufferNode::make("b", DType::Float32, {10});
+  Var i("i");
+  Stmt loop = ForNode::make(
+      i, Expr(0), Expr(10), ForKind::Serial,
+      IfThenElseNode::make(likely(i < Expr(10)), StoreNode::make(b, {i}, Expr(1.0f))));
+  Stmt s = lower::simplify(loop);
+  const ForNode* f = s.as<ForNode>();
+  REQUIRE(f != nullptr);
+  CHECK(f->body.as<StoreNode>() != nullptr);
+  Stmt keep = ForNode::make(
+      i, Expr(0), Expr(12), ForKind::Serial,
+      IfThenElseNode::make(likely(i < Expr(10)), StoreNode::make(b, {i}, Expr(1.0f))));
+  Stmt kept = lower::simplify(keep);
+  CHECK(kept.as<ForNode>()->body.as<IfThenElseNode>() != nullptr);
+}
+
+TEST_CASE("unroll_loop follows TVM's auto_unroll_max_step rule", "[lower][unroll]") {
+  Buffer b = BufferNode::make("b", DType::Float32, {64});
+  Var i("i"), j("j"), k("k");
+  auto nest = [&](int64_t max_step) {
+    Stmt st = StoreNode::make(b, {i * Expr(8) + j}, Expr(1.0f));
+    Stmt inner = ForNode::make(j, Expr(0), Expr(8), ForKind::Serial, st);
+    return ForNode::make(i, Expr(0), Expr(8), ForKind::Serial, inner, max_step);
+  };
+  auto kinds = [](const Stmt& s) {
+    const ForNode* o = s.as<ForNode>();
+    return std::make_pair(o->for_kind, o->body.as<ForNode>()->for_kind);
+  };
+  CHECK(kinds(lower::unroll_loop(nest(64))) ==
+        std::make_pair(ForKind::Unrolled, ForKind::Unrolled));
+  CHECK(kinds(lower::unroll_loop(nest(16))) == std::make_pair(ForKind::Serial, ForKind::Unrolled));
+  CHECK(kinds(lower::unroll_loop(nest(0))) == std::make_pair(ForKind::Serial, ForKind::Serial));
+  CHECK(kinds(lower::unroll_loop(nest(-1))) == std::make_pair(ForKind::Serial, ForKind::Serial));
+  // Extent-1 loops disappear, their variable bound to the start.
+  Stmt one =
+      ForNode::make(k, Expr(0), Expr(1), ForKind::Serial, StoreNode::make(b, {k}, Expr(2.0f)));
+  Stmt unrolled = lower::unroll_loop(one);
+  const StoreNode* st = unrolled.as<StoreNode>();
+  REQUIRE(st != nullptr);
+  CHECK(*as_const_int(st->indices[0]) == 0);
+}
