@@ -1,0 +1,210 @@
+#include "client/tune/tuner.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "client/tune/validity.h"
+#include "tests/unit/tune/tune_test_util.h"
+
+namespace mrd::tune {
+namespace {
+
+using schedule::Step;
+using testing::workload;
+
+/// An analytic stand-in for the daemon: cost prefers inner tiles of 4 and middle tiles of 2 in
+/// every 3-length split and an unroll limit of 64; states that unroll 512 "fail to compile".
+/// It records every candidate it sees.
+class FakeMeasurer : public Measurer {
+ public:
+  explicit FakeMeasurer(const dag::ComputeDAG& dag) : dag_(dag) {}
+
+  std::vector<measure::MeasureResult> measure(const std::vector<Candidate>& batch) override {
+    ++calls;
+    std::vector<measure::MeasureResult> out;
+    for (const Candidate& c : batch) {
+      keys.push_back(candidate_key(c.steps));
+      if (!lowers(dag_, c.steps)) ++invalid;
+      measure::MeasureResult r;
+      double penalty = 0;
+      bool fails = false;
+      for (const Step& s : c.steps) {
+        if (auto* sp = std::get_if<schedule::SplitStep>(&s)) {
+          if (sp->lengths.size() == 3) {
+            penalty += std::fabs(std::log2(double(sp->lengths[2])) - 2) +
+                       std::fabs(std::log2(double(sp->lengths[1])) - 1);
+          }
+        } else if (auto* pr = std::get_if<schedule::PragmaStep>(&s)) {
+          if (pr->pragma_type == "auto_unroll_max_step$512") fails = true;
+          if (pr->pragma_type != "auto_unroll_max_step$64") penalty += 1;
+        }
+      }
+      if (fails) {
+        r.error_no = measure::MeasureErrorNo::CompileHost;
+        r.error_msg = "fake compile error";
+      } else {
+        r.costs = {1e-4 * (1 + penalty), 1e-4 * (1 + penalty)};
+      }
+      out.push_back(r);
+    }
+    return out;
+  }
+
+  const dag::ComputeDAG& dag_;
+  std::vector<std::string> keys;
+  int calls = 0;
+  int invalid = 0;
+};
+
+dag::ComputeDAG matmul_dag() {
+  return workload("matmul", {int64_t(32), int64_t(16), int64_t(32), std::string("float32")});
+}
+
+double best_cost(const std::vector<TuneRecord>& rs, size_t first, size_t last) {
+  double best = INFINITY;
+  for (size_t i = first; i < last && i < rs.size(); ++i)
+    best = std::min(best, mean_cost(rs[i].result));
+  return best;
+}
+
+TEST_CASE(
+    "the tuner improves over rounds, never measures a state twice and sends only valid states") {
+  dag::ComputeDAG dag = matmul_dag();
+  TuneOptions opt;
+  opt.trials = 80;
+  opt.batch_size = 16;
+  opt.seed = 1;
+  opt.num_cores = 2;
+  Tuner tuner(dag, opt);
+  FakeMeasurer m(dag);
+  std::vector<TuneProgress> progress;
+  std::vector<TuneRecord> records =
+      tuner.run(m, [&](const TuneProgress& p) { progress.push_back(p); });
+
+  REQUIRE(records.size() == 80);
+  CHECK(m.calls == 5);
+  CHECK(m.invalid == 0);
+  CHECK(std::set<std::string>(m.keys.begin(), m.keys.end()).size() == m.keys.size());
+  REQUIRE(progress.size() == 5);
+  for (size_t i = 0; i < progress.size(); ++i) {
+    CHECK(progress[i].trials_done == static_cast<int>(16 * (i + 1)));
+    if (i > 0) CHECK(progress[i].best_gflops >= progress[i - 1].best_gflops);
+  }
+  // The search finds better states than the random first batch.
+  CHECK(best_cost(records, 16, 80) < best_cost(records, 0, 16));
+
+  const TuneRecord* best = tuner.best();
+  REQUIRE(best != nullptr);
+  CHECK(best->result.error_no == measure::MeasureErrorNo::NoError);
+  CHECK(mean_cost(best->result) == best_cost(records, 0, 80));
+  CHECK(progress.back().best_gflops == Approx(2.0 * 32 * 16 * 32 / mean_cost(best->result) / 1e9));
+}
+
+TEST_CASE("the same seed gives the same search") {
+  dag::ComputeDAG dag = matmul_dag();
+  TuneOptions opt;
+  opt.trials = 30;
+  opt.batch_size = 10;
+  opt.seed = 7;
+  opt.num_cores = 2;
+  FakeMeasurer a(dag), b(dag);
+  Tuner(dag, opt).run(a);
+  Tuner(dag, opt).run(b);
+  CHECK(a.keys == b.keys);
+  opt.seed = 8;
+  FakeMeasurer c(dag);
+  Tuner(dag, opt).run(c);
+  CHECK(a.keys != c.keys);
+}
+
+TEST_CASE("trials are respected when they are not a multiple of the batch size") {
+  dag::ComputeDAG dag = matmul_dag();
+  TuneOptions opt;
+  opt.trials = 10;
+  opt.batch_size = 4;
+  opt.num_cores = 2;
+  Tuner tuner(dag, opt);
+  FakeMeasurer m(dag);
+  std::vector<int> done;
+  CHECK(tuner.run(m, [&](const TuneProgress& p) { done.push_back(p.trials_done); }).size() == 10);
+  CHECK(done == std::vector<int>{4, 8, 10});
+  CHECK(m.keys.size() == 10);
+}
+
+TEST_CASE("history from a log seeds the search and is never measured again") {
+  dag::ComputeDAG dag = matmul_dag();
+  TuneOptions opt;
+  opt.trials = 32;
+  opt.batch_size = 16;
+  opt.num_cores = 2;
+  FakeMeasurer first(dag);
+  Tuner t1(dag, opt);
+  std::vector<TuneRecord> log = t1.run(first);
+  double best_before = mean_cost(t1.best()->result);
+
+  Tuner t2(dag, opt);  // same seed: without the history it would propose the same states
+  t2.add_history(log);
+  REQUIRE(t2.best() != nullptr);
+  CHECK(mean_cost(t2.best()->result) == best_before);
+  FakeMeasurer second(dag);
+  std::vector<TuneRecord> more = t2.run(second);
+  CHECK(more.size() == 32);
+  std::set<std::string> old(first.keys.begin(), first.keys.end());
+  for (const std::string& k : second.keys) CHECK(old.count(k) == 0);
+  CHECK(mean_cost(t2.best()->result) <= best_before);
+}
+
+/// Every measurement fails, as when the compiler is missing.
+class FailingMeasurer : public Measurer {
+ public:
+  std::vector<measure::MeasureResult> measure(const std::vector<Candidate>& batch) override {
+    std::vector<measure::MeasureResult> out(batch.size());
+    for (auto& r : out) r.error_no = measure::MeasureErrorNo::CompileHost;
+    return out;
+  }
+};
+
+TEST_CASE("failed measurements and unusable history do not stop the search") {
+  dag::ComputeDAG dag = matmul_dag();
+  TuneOptions opt;
+  opt.trials = 20;
+  opt.batch_size = 8;
+  opt.num_cores = 2;
+  Tuner tuner(dag, opt);
+  TuneRecord bogus;
+  bogus.candidate.steps = {schedule::SplitStep{99, 0, 4, {2}, true}};
+  bogus.result.costs = {1e-9};
+  tuner.add_history({bogus});
+  FailingMeasurer m;
+  std::vector<TuneRecord> records = tuner.run(m);
+  CHECK(records.size() == 20);
+  for (const TuneRecord& r : records)
+    CHECK(candidate_key(r.candidate.steps) != candidate_key(bogus.candidate.steps));
+  // The bogus record is the only success known.
+  REQUIRE(tuner.best() != nullptr);
+  CHECK(candidate_key(tuner.best()->candidate.steps) == candidate_key(bogus.candidate.steps));
+
+  Tuner fresh(dag, opt);
+  fresh.run(m);
+  CHECK(fresh.best() == nullptr);
+}
+
+TEST_CASE("the tuner stops when the search space is exhausted") {
+  dag::ComputeDAG dag =
+      workload("matmul", {int64_t(1), int64_t(1), int64_t(1), std::string("float32")});
+  TuneOptions opt;
+  opt.trials = 500;
+  opt.batch_size = 64;
+  opt.num_cores = 1;
+  Tuner tuner(dag, opt);
+  FakeMeasurer m(dag);
+  std::vector<TuneRecord> records = tuner.run(m);
+  CHECK(records.size() < 500);
+  CHECK(!records.empty());
+  CHECK(std::set<std::string>(m.keys.begin(), m.keys.end()).size() == m.keys.size());
+}
+
+}  // namespace
+}  // namespace mrd::tune
