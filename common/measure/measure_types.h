@@ -37,6 +37,9 @@ struct MeasureOptions {
   double build_timeout = 15.0;     ///< seconds
   double run_timeout = 10.0;       ///< seconds
   bool check_correctness = false;
+  /// Test only: perturbs the output before the correctness check, to prove WRONG_ANSWER.
+  /// Never read from task files or the wire; set only by an explicit test switch.
+  bool corrupt_output_for_test = false;
 };
 
 struct MeasureResult {

@@ -1,0 +1,28 @@
+// C code generation: turns a lowered PrimFunc into one C translation unit that the system
+// compiler builds into a shared object. The unit exports `int32_t mrd_entry(void* const* args)`,
+// where args[i] points to the data of parameter i (64-byte aligned); it returns 0 on success
+// and non-zero when a heap allocation failed.
+//
+// Every identifier in the output is generated (buffers b0, b1, ..., variables v0, v1, ...);
+// names from the workload appear only in comments, reduced to [A-Za-z0-9_]. Parallel loops
+// become OpenMP `parallel for`, vectorized loops `omp simd` (when the loop carries no
+// dependence a store could create), unrolled loops (lowering decides which, from
+// auto_unroll_max_step) `GCC unroll`, except where that would make more than a few copies
+// of a vectorized loop (the compiler then unrolls after vectorizing). Floats are written exactly (hex literals).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/ir/stmt.h"
+
+namespace mrd::codegen {
+
+/// Local allocations up to this many bytes live on the stack; larger ones on the heap.
+inline constexpr int64_t kMaxStackAllocationBytes = 64 * 1024;
+
+/// The C source of `f`. Throws InternalError for IR that lowering should never produce
+/// (tensor reads, reductions, unbound variables).
+std::string emit_c(const ir::PrimFunc& f);
+
+}  // namespace mrd::codegen

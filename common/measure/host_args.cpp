@@ -1,0 +1,111 @@
+#include "common/measure/host_args.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#include "common/util/error.h"
+
+namespace mrd::measure {
+namespace {
+
+template <typename T>
+void fill_from(void* dst, const std::vector<double>& src) {
+  T* p = static_cast<T*>(dst);
+  for (size_t i = 0; i < src.size(); ++i) p[i] = static_cast<T>(src[i]);
+}
+
+}  // namespace
+
+void HostArgs::Free::operator()(void* p) const { std::free(p); }
+
+HostArgs::HostArgs(const dag::ComputeDAG& dag) {
+  uint64_t total = 0;
+  for (const ir::Tensor& t : dag.tensors()) {
+    uint64_t n = 1;
+    for (int64_t d : t->shape) {
+      if (d <= 0 || n > kMaxArgumentBytes / uint64_t(d)) throw std::runtime_error("argument too large");
+      n *= uint64_t(d);
+    }
+    uint64_t bytes = n * uint64_t(ir::dtype_bytes(t->dtype));
+    total += bytes;
+    if (total > kMaxArgumentBytes) {
+      throw std::runtime_error(str_cat("the arguments need more than ", kMaxArgumentBytes, " bytes"));
+    }
+    elements_.push_back(static_cast<int64_t>(n));
+    bytes_.push_back(bytes);
+    dtypes_.push_back(t->dtype);
+  }
+  for (size_t pos = 0; pos < dag.tensors().size(); ++pos) {
+    const ir::Tensor& t = dag.tensors()[pos];
+    void* p = std::aligned_alloc(64, (bytes_[pos] + 63) / 64 * 64);
+    if (!p) throw std::runtime_error(str_cat("cannot allocate ", bytes_[pos], " bytes for argument ", pos));
+    buffers_.emplace_back(p);
+    pointers_.push_back(p);
+    if (t->is_placeholder()) {
+      input_positions_.push_back(pos);
+      interp::HostTensor in = interp::make_input(*t.op(), /*seed=*/pos + 1);
+      MRD_CHECK(int64_t(in.data.size()) == elements_[pos], "input size mismatch");
+      switch (t->dtype) {
+        case ir::DType::Float32: fill_from<float>(p, in.data); break;
+        case ir::DType::Float64: fill_from<double>(p, in.data); break;
+        case ir::DType::Int32: fill_from<int32_t>(p, in.data); break;
+        case ir::DType::Int64: fill_from<int64_t>(p, in.data); break;
+        case ir::DType::Bool: fill_from<uint8_t>(p, in.data); break;
+      }
+      inputs_.push_back(std::move(in));
+    } else {
+      outputs_.push_back(pos);
+      if (ir::is_float(t->dtype)) {
+        for (int64_t i = 0; i < elements_[pos]; ++i) {
+          if (t->dtype == ir::DType::Float32) static_cast<float*>(p)[i] = std::numeric_limits<float>::quiet_NaN();
+          else static_cast<double*>(p)[i] = std::numeric_limits<double>::quiet_NaN();
+        }
+      } else {
+        std::memset(p, 0x5a, bytes_[pos]);
+      }
+    }
+  }
+}
+
+double HostArgs::value(size_t pos, int64_t i) const {
+  const void* p = pointers_[pos];
+  switch (dtypes_[pos]) {
+    case ir::DType::Float32: return static_cast<const float*>(p)[i];
+    case ir::DType::Float64: return static_cast<const double*>(p)[i];
+    case ir::DType::Int32: return static_cast<const int32_t*>(p)[i];
+    case ir::DType::Int64: return double(static_cast<const int64_t*>(p)[i]);
+    case ir::DType::Bool: return static_cast<const uint8_t*>(p)[i];
+  }
+  return 0;
+}
+
+void HostArgs::perturb(size_t pos, int64_t i, double delta) {
+  void* p = pointers_[pos];
+  switch (dtypes_[pos]) {
+    case ir::DType::Float32: static_cast<float*>(p)[i] += float(delta); break;
+    case ir::DType::Float64: static_cast<double*>(p)[i] += delta; break;
+    case ir::DType::Int32: static_cast<int32_t*>(p)[i] += int32_t(delta); break;
+    case ir::DType::Int64: static_cast<int64_t*>(p)[i] += int64_t(delta); break;
+    case ir::DType::Bool: static_cast<uint8_t*>(p)[i] ^= 1; break;
+  }
+}
+
+void HostArgs::flush_inputs() const {
+  for (size_t pos : input_positions_) {
+    const char* p = static_cast<const char*>(pointers_[pos]);
+#if defined(__x86_64__) || defined(__i386__)
+    for (uint64_t off = 0; off < bytes_[pos]; off += 64) _mm_clflush(p + off);
+    _mm_mfence();
+#else
+    (void)p;
+#endif
+  }
+}
+
+}  // namespace mrd::measure

@@ -1,0 +1,51 @@
+// The arguments of a kernel call: one 64-byte aligned buffer per workload tensor, inputs
+// filled with the interpreter's deterministic values (so the reference check sees the same
+// data), outputs pre-filled with a sentinel so an element the kernel never writes is caught.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/dag/compute_dag.h"
+#include "common/interp/reference_interpreter.h"
+
+namespace mrd::measure {
+
+/// Largest total argument size a run allocates.
+inline constexpr uint64_t kMaxArgumentBytes = 16ull << 30;
+
+class HostArgs {
+ public:
+  /// Throws std::runtime_error when the arguments are too large or cannot be allocated.
+  explicit HostArgs(const dag::ComputeDAG& dag);
+
+  void* const* pointers() const { return pointers_.data(); }
+  /// The inputs as the interpreter takes them (placeholders among the tensors, in order).
+  const std::vector<interp::HostTensor>& inputs() const { return inputs_; }
+  /// Indices (into the tensor list) of the outputs and of the inputs.
+  const std::vector<size_t>& output_positions() const { return outputs_; }
+  const std::vector<size_t>& input_positions() const { return input_positions_; }
+  /// Element i of argument `pos`, as a double.
+  double value(size_t pos, int64_t i) const;
+  /// Adds `delta` to element i of argument `pos` (test-only corruption).
+  void perturb(size_t pos, int64_t i, double delta);
+  /// Evicts every input from the CPU caches (TVM's cache flush).
+  void flush_inputs() const;
+  int64_t elements(size_t pos) const { return elements_[pos]; }
+
+ private:
+  struct Free {
+    void operator()(void* p) const;
+  };
+  std::vector<std::unique_ptr<void, Free>> buffers_;
+  std::vector<void*> pointers_;
+  std::vector<ir::DType> dtypes_;
+  std::vector<int64_t> elements_;
+  std::vector<uint64_t> bytes_;
+  std::vector<size_t> outputs_, input_positions_;
+  std::vector<interp::HostTensor> inputs_;
+};
+
+}  // namespace mrd::measure

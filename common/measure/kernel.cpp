@@ -1,0 +1,72 @@
+#include "common/measure/kernel.h"
+
+#include <dlfcn.h>
+#include <sched.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "common/util/error.h"
+
+namespace mrd::measure {
+namespace {
+
+using SetThreads = void (*)(int);
+
+// Loads libgomp once, for good; returns its omp_set_num_threads (null if unavailable).
+SetThreads openmp_runtime() {
+  static std::once_flag once;
+  static SetThreads set_threads = nullptr;
+  std::call_once(once, [] {
+    ::setenv("OMP_PROC_BIND", "true", /*overwrite=*/0);
+    void* gomp = ::dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+    if (gomp) set_threads = reinterpret_cast<SetThreads>(::dlsym(gomp, "omp_set_num_threads"));
+  });
+  return set_threads;
+}
+
+}  // namespace
+
+Kernel Kernel::load(const std::string& path) {
+  openmp_runtime();  // resident before a kernel pulls it in
+  void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* err = ::dlerror();
+    throw std::runtime_error(str_cat("cannot load ", path, ": ", err ? err : "unknown error"));
+  }
+  void* sym = ::dlsym(h, "mrd_entry");
+  if (!sym) {
+    ::dlclose(h);
+    throw std::runtime_error(str_cat(path, " has no mrd_entry"));
+  }
+  return Kernel(h, reinterpret_cast<Entry>(sym));
+}
+
+Kernel::Kernel(Kernel&& other) noexcept : handle_(other.handle_), entry_(other.entry_) {
+  other.handle_ = nullptr;
+}
+
+Kernel::~Kernel() {
+  if (handle_) ::dlclose(handle_);
+}
+
+int available_cores() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  unsigned n = std::thread::hardware_concurrency();
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+int configure_openmp(int num_threads) {
+  SetThreads set_threads = openmp_runtime();
+  int n = num_threads > 0 ? num_threads : available_cores();
+  if (set_threads) set_threads(n);
+  return n;
+}
+
+}  // namespace mrd::measure

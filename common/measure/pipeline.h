@@ -1,0 +1,75 @@
+// The measurement of one candidate (a task and a step list), in two halves that may run in
+// different processes: build_candidate (instantiate the workload, apply the steps, lower,
+// generate C, compile through the content-addressed cache) and run_candidate (load the shared
+// object, fill the arguments, time with TVM's rules, optionally check the output against the
+// reference interpreter). Neither throws: every failure is a MeasureResult with TVM's error
+// code and a message.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/ir/stmt.h"
+#include "common/measure/compiler.h"
+#include "common/measure/measure_types.h"
+#include "common/measure/task.h"
+
+namespace mrd::measure {
+
+struct BuildConfig {
+  std::string cache_dir;  ///< empty: default_cache_dir()
+  std::string compiler = "cc";
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fPIC", "-shared", "-fopenmp"};
+};
+
+/// Seconds spent in each stage of a candidate (0 for a stage that did not run).
+struct StageTimes {
+  double lower = 0;    ///< instantiate, apply steps, lower
+  double codegen = 0;
+  double compile = 0;  ///< compile and link, or the cache lookup on a hit
+  double load = 0;
+  double run = 0;      ///< filling inputs and timing
+  double check = 0;    ///< the correctness check
+};
+
+struct BuildOutput {
+  /// error_no != NoError on failure; build_seconds, cache_hit and all_cost are always set.
+  MeasureResult result;
+  std::string artifact;  ///< path of the shared object
+  StageTimes stages;
+  ir::PrimFunc func;     ///< the lowered function (empty body when lowering failed)
+  std::string source;    ///< the generated C (empty when code generation did not run)
+};
+
+BuildOutput build_candidate(const Task& task, const std::string& steps_json,
+                            const MeasureOptions& options, const BuildConfig& config);
+/// The same with an explicit compiler (tests count invocations through a fake).
+BuildOutput build_candidate(const Task& task, const std::string& steps_json,
+                            const MeasureOptions& options, const BuildConfig& config,
+                            Compiler& compiler);
+
+/// Times `artifact`. `stages`, when given, receives the load, run and check times.
+MeasureResult run_candidate(const Task& task, const std::string& steps_json,
+                            const std::string& artifact, const MeasureOptions& options,
+                            StageTimes* stages = nullptr);
+
+/// Float tolerance of the correctness check: |got - want| <= atol + rtol * |want|.
+/// float32: atol 1e-4, rtol 1e-3 (summation order differs between schedules); float64:
+/// atol 1e-10, rtol 1e-9; integers and bools must match exactly.
+struct Tolerance {
+  double atol, rtol;
+};
+Tolerance correctness_tolerance(ir::DType t);
+
+/// Called from the run watchdog when a kernel call is still running kStuckRunGraceSeconds
+/// after the run timeout (a run that merely passes the timeout stops after its current call
+/// and returns RUN_TIMEOUT). The call cannot be taken back, so the handler must end or replace
+/// the process; it receives the RUN_TIMEOUT result. Without a handler, or when it returns,
+/// the process exits with kStuckRunExitCode.
+using StuckRunHandler = std::function<void(const MeasureResult&)>;
+void set_stuck_run_handler(StuckRunHandler handler);
+inline constexpr int kStuckRunExitCode = 124;
+inline constexpr double kStuckRunGraceSeconds = 1.0;
+
+}  // namespace mrd::measure

@@ -1,0 +1,78 @@
+#include "common/measure/timer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+namespace mrd::measure {
+
+double SteadyClock::now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void SteadyClock::sleep(double seconds) {
+  if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
+TimerOutcome time_calls(const std::function<void()>& call, const std::function<void()>& before_repeat,
+                        const TimerConfig& config, Clock& clock) {
+  constexpr int kMaxZeroRedos = 100;
+  constexpr double kGoldenRatio = 1.618;
+  TimerOutcome out;
+  int number = std::max(1, config.number);
+  double min_repeat_ms = std::max(0, config.min_repeat_ms);
+  if (config.cache_flush) {
+    number = 1;
+    min_repeat_ms = 0;
+  }
+  auto stopped = [&] { return config.stop && config.stop->load(std::memory_order_relaxed); };
+  auto past_deadline = [&] { return stopped() || (config.deadline > 0 && clock.now() > config.deadline); };
+
+  call();  // warm-up, not timed
+  if (stopped()) {
+    out.timed_out = true;
+    out.final_number = number;
+    return out;
+  }
+  for (int r = 0; r < std::max(1, config.repeat); ++r) {
+    if (past_deadline()) {
+      out.timed_out = true;
+      break;
+    }
+    if (config.cache_flush && before_repeat) before_repeat();
+    double duration_ms = 0.0;
+    int zero_times = 0;
+    bool stop = false;
+    do {
+      if (duration_ms > 0.0) {
+        double grown = std::max(min_repeat_ms / (duration_ms / number) + 1, number * kGoldenRatio);
+        number = static_cast<int>(std::min(grown, 1e9));
+      }
+      if (past_deadline()) {
+        stop = true;
+        break;
+      }
+      double start = clock.now();
+      for (int i = 0; i < number; ++i) {
+        call();
+        if (stopped()) break;
+      }
+      duration_ms = (clock.now() - start) * 1e3;
+      if (stopped()) {
+        stop = true;
+        break;
+      }
+      if (duration_ms == 0.0) ++zero_times;
+    } while (duration_ms < min_repeat_ms && zero_times < kMaxZeroRedos);
+    if (stop) {
+      out.timed_out = true;
+      break;
+    }
+    out.costs.push_back(duration_ms / 1e3 / number);
+    if (config.cooldown_interval > 0) clock.sleep(config.cooldown_interval);
+  }
+  out.final_number = number;
+  return out;
+}
+
+}  // namespace mrd::measure

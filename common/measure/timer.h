@@ -1,0 +1,54 @@
+// TVM's time evaluator: one discarded warm-up call, then `repeat` repeats of `number` calls.
+// A repeat shorter than min_repeat_ms grows `number` to
+// max(min_repeat_ms / (t / number) + 1, 1.618 * number) and is redone (the grown number
+// carries over to later repeats; at most 100 redos of a repeat that measured exactly zero).
+// The cost of a repeat is its time divided by its number of calls. With the CPU cache flush
+// on, `before_repeat` runs before each repeat and number = 1, min_repeat_ms = 0, as TVM's
+// runner forces. cooldown_interval is slept after each repeat. The clock is a seam so the
+// growth rule is tested without real time.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <vector>
+
+namespace mrd::measure {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  /// Seconds on a monotonic clock.
+  virtual double now() = 0;
+  virtual void sleep(double seconds) = 0;
+};
+
+/// std::chrono::steady_clock and std::this_thread::sleep_for.
+class SteadyClock : public Clock {
+ public:
+  double now() override;
+  void sleep(double seconds) override;
+};
+
+struct TimerConfig {
+  int number = 3;
+  int repeat = 1;
+  int min_repeat_ms = 100;
+  double cooldown_interval = 0.0;
+  bool cache_flush = false;
+  /// Clock time after which no new batch of calls starts (<= 0: none).
+  double deadline = 0.0;
+  /// When set (by a watchdog), timing stops after the call in progress.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct TimerOutcome {
+  std::vector<double> costs;  ///< seconds per call, one per repeat
+  bool timed_out = false;     ///< the deadline passed or stop was set before the end
+  int final_number = 0;       ///< calls per repeat at the end
+};
+
+/// Times `call`. `before_repeat` may be empty.
+TimerOutcome time_calls(const std::function<void()>& call, const std::function<void()>& before_repeat,
+                        const TimerConfig& config, Clock& clock);
+
+}  // namespace mrd::measure

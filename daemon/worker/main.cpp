@@ -1,0 +1,66 @@
+// measurerd-worker: measures candidates. With --once it runs a task file by itself and prints
+// one JSON result line per state; under measurerd it serves build and run jobs.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <sstream>
+
+#include "common/measure/build_cache.h"
+#include "daemon/worker/once.h"
+#include "daemon/worker/serve.h"
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--serve") return mrd::worker::serve_main(argc, argv);
+  CLI::App app{
+      "measurerd-worker: builds and times tensor-program candidates.\n"
+      "  measurerd-worker --once TASK.json   measure every state of a task file, one JSON line each\n"
+      "Exit codes: 0 every state got a result line (measure errors are results too), 1 internal\n"
+      "failure, 2 bad usage or invalid task file, 3 a state failed and --fail-on-error was given."};
+  mrd::worker::OnceOptions o;
+  std::string cflags;
+  app.add_option("--once", o.task_path, "Task file (JSON) to measure in this process");
+  app.add_flag("--dump-ir", o.dump_ir, "Print each state's lowered PrimFunc to stderr");
+  app.add_flag("--dump-c", o.dump_c, "Print each state's generated C to stderr");
+  app.add_option("--cache-dir", o.build.cache_dir,
+                 "Compile cache directory (default $XDG_CACHE_HOME/measurerd or ~/.cache/measurerd)");
+  app.add_option("--cc", o.build.compiler, "C compiler (name in PATH or path)")->capture_default_str();
+  app.add_option("--cflags", cflags,
+                 "Compiler flags replacing the default \"-O3 -march=native -fPIC -shared -fopenmp\"");
+  app.add_flag("--profile-stages", o.profile_stages, "Add per-stage seconds to each result line");
+  app.add_flag("--fail-on-error", o.fail_on_error, "Exit with 3 when any state has a measure error");
+  app.add_flag("--test-corrupt-output", o.corrupt_output_for_test,
+               "Testing only: perturb each output before the correctness check (forces WRONG_ANSWER)");
+  app.add_option("--resume-from", o.resume_from, "Start at this state (used after a stuck run)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  if (o.task_path.empty()) {
+    std::cerr << "measurerd-worker: nothing to do: give --once TASK.json (see --help)\n";
+    return 2;
+  }
+  if (!cflags.empty()) {
+    std::istringstream in(cflags);
+    o.build.flags.clear();
+    for (std::string f; in >> f;) o.build.flags.push_back(f);
+  }
+  if (o.build.cache_dir.empty()) o.build.cache_dir = mrd::measure::default_cache_dir();
+  // The command line to re-exec after a stuck run, without any earlier --resume-from.
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--resume-from") {
+      ++i;
+      continue;
+    }
+    if (a.rfind("--resume-from=", 0) == 0) continue;
+    o.argv.push_back(a);
+  }
+  try {
+    return mrd::worker::run_once(o);
+  } catch (const std::exception& e) {
+    std::cerr << "measurerd-worker: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

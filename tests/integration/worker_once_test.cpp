@@ -1,0 +1,96 @@
+// measurerd-worker --once as a real child process: result lines, exit codes, and a kernel
+// call that never ends within the run timeout (the worker reports RUN_TIMEOUT and goes on
+// with the next state in a fresh process image).
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/measure/system_compiler.h"
+
+using mrd::measure::ProcessOutcome;
+using mrd::measure::run_process;
+
+namespace {
+
+const std::string kWorker = std::string(MEASURERD_BINARY_DIR) + "/daemon/measurerd-worker";
+
+std::string scratch(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("mrd-once-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+std::string write_task(const std::string& name, const std::string& text) {
+  std::string path = scratch(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::vector<nlohmann::json> lines_of(const std::string& output) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] == '{') out.push_back(nlohmann::json::parse(line));
+  }
+  return out;
+}
+
+ProcessOutcome worker(std::vector<std::string> args) {
+  args.insert(args.end(), {"--cache-dir", scratch("cache")});
+  return run_process(kWorker, args, 300);
+}
+
+}  // namespace
+
+TEST_CASE("worker --once: one result line per state, errors included") {
+  std::string task = write_task("small.json", R"({
+    "workload": {"function": "matmul", "args": [32, 16, 24, "float32"]},
+    "options": {"number": 1, "min_repeat_ms": 0, "check_correctness": true},
+    "states": [[], [["SP", 2, 0, 32, [8], 1], ["AN", 2, 1, 2]], [["SP", 2, 7, 32, [8], 1]]]})");
+  ProcessOutcome p = worker({"--once", task});
+  INFO(p.output);
+  REQUIRE(p.exit_code == 0);
+  auto lines = lines_of(p.output);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0]["error_name"] == "NO_ERROR");
+  CHECK(lines[0]["gflops"].get<double>() > 0);
+  CHECK(lines[1]["error_no"] == 0);
+  CHECK(lines[2]["error_name"] == "INSTANTIATION_ERROR");
+  for (int i = 0; i < 3; ++i) CHECK(lines[i]["state"] == i);
+
+  ProcessOutcome strict = worker({"--once", task, "--fail-on-error"});
+  CHECK(strict.exit_code == 3);
+  ProcessOutcome corrupt = worker({"--once", task, "--test-corrupt-output"});
+  CHECK(lines_of(corrupt.output).at(0)["error_name"] == "WRONG_ANSWER");
+}
+
+TEST_CASE("worker --once: bad usage and bad task files exit with 2") {
+  CHECK(worker({"--once", write_task("typo.json", R"({"workload": {"function": "matmul", "args": [8, 8, 8, "float32"]}, "states": [], "optoins": {}})")}).exit_code == 2);
+  CHECK(worker({"--once", scratch("missing.json")}).exit_code == 2);
+  CHECK(worker({"--no-such-switch"}).exit_code == 2);
+  CHECK(worker({}).exit_code == 2);
+  ProcessOutcome help = worker({"--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.output.find("--once") != std::string::npos);
+}
+
+TEST_CASE("worker --once: a call stuck past the run timeout gives RUN_TIMEOUT and the next state still runs") {
+  // One call of a naive 2048x2048x1024 matmul takes seconds; the timeout is 0.2 s.
+  std::string task = write_task("stuck.json", R"({
+    "workload": {"function": "matmul", "args": [2048, 1024, 2048, "float32"]},
+    "options": {"number": 1, "min_repeat_ms": 0, "run_timeout": 0.2},
+    "states": [[], []]})");
+  ProcessOutcome p = worker({"--once", task});
+  INFO(p.output);
+  CHECK(p.exit_code == 0);
+  auto lines = lines_of(p.output);
+  REQUIRE(lines.size() == 2);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(lines[i]["state"] == i);
+    CHECK(lines[i]["error_name"] == "RUN_TIMEOUT");
+  }
+}

@@ -1,0 +1,188 @@
+// build_candidate and run_candidate end to end, with the real compiler: every error code from
+// a real cause, the compile cache through a counting compiler, and the compiled output
+// against the reference interpreter.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "common/measure/pipeline.h"
+#include "common/measure/system_compiler.h"
+
+using namespace mrd;
+using namespace mrd::measure;
+
+namespace {
+
+// One cache directory per test run, shared by the tests of this file.
+std::string test_cache_dir() {
+  static std::string dir = (std::filesystem::temp_directory_path() /
+                            ("mrd-pipeline-test-" + std::to_string(getpid()))).string();
+  return dir;
+}
+
+BuildConfig config() {
+  BuildConfig c;
+  c.cache_dir = test_cache_dir();
+  return c;
+}
+
+Task matmul(int64_t n, int64_t l, int64_t m) {
+  Task t;
+  t.workload = registry::FunctionWorkload{"matmul", {n, l, m, std::string("float32")}};
+  return t;
+}
+
+MeasureOptions quick() {
+  MeasureOptions o;
+  o.number = 1;
+  o.repeat = 1;
+  o.min_repeat_ms = 0;
+  o.check_correctness = true;
+  return o;
+}
+
+// Counts compile calls on the way to the real compiler.
+class CountingCompiler : public Compiler {
+ public:
+  SystemCompiler real{"cc"};
+  int calls = 0;
+  std::string identity() const override { return real.identity(); }
+  CompileOutcome compile(const CompileRequest& r) override {
+    ++calls;
+    return real.compile(r);
+  }
+};
+
+MeasureResult measure_one(const Task& t, const std::string& steps, const MeasureOptions& o,
+                      const BuildConfig& c = config()) {
+  BuildOutput b = build_candidate(t, steps, o, c);
+  if (b.result.error_no != MeasureErrorNo::NoError) return b.result;
+  return run_candidate(t, steps, b.artifact, o);
+}
+
+const char* kTiled =
+    R"([["SP", 2, 0, 48, [2, 4], 1], ["SP", 2, 3, 40, [8], 1], ["SP", 2, 5, 32, [4], 1],)"
+    R"( ["RE", 2, [0, 3, 5, 1, 6, 2, 4]], ["FU", 2, [0, 1]], ["AN", 2, 0, 3], ["AN", 2, 5, 2],)"
+    R"( ["PR", 2, 0, "auto_unroll_max_step$16"]])";
+
+}  // namespace
+
+TEST_CASE("pipeline: a default and a tiled matmul build, run and match the interpreter") {
+  for (std::string steps : {std::string("[]"), std::string(kTiled)}) {
+    INFO(steps);
+    MeasureResult r = measure_one(matmul(48, 32, 40), steps, quick());
+    INFO(r.error_msg);
+    CHECK(r.error_no == MeasureErrorNo::NoError);
+    REQUIRE(r.costs.size() == 1);
+    CHECK(r.costs[0] > 0);
+    CHECK(r.run_seconds > 0);
+    CHECK(r.timestamp > 1.7e9);
+  }
+}
+
+TEST_CASE("pipeline: an identical candidate is compiled once; a changed flag is a miss") {
+  CountingCompiler cc;
+  BuildConfig c = config();
+  c.flags.push_back("-DMRD_CACHE_TEST=" + std::to_string(getpid()));  // fresh for this run
+  BuildOutput a = build_candidate(matmul(16, 16, 16), "[]", quick(), c, cc);
+  REQUIRE(a.result.error_no == MeasureErrorNo::NoError);
+  CHECK_FALSE(a.result.cache_hit);
+  BuildOutput b = build_candidate(matmul(16, 16, 16), "[]", quick(), c, cc);
+  CHECK(b.result.cache_hit);
+  CHECK(b.artifact == a.artifact);
+  CHECK(cc.calls == 1);
+  c.flags.push_back("-O2");
+  BuildOutput d = build_candidate(matmul(16, 16, 16), "[]", quick(), c, cc);
+  CHECK_FALSE(d.result.cache_hit);
+  CHECK(cc.calls == 2);
+  CHECK(run_candidate(matmul(16, 16, 16), "[]", d.artifact, quick()).error_no == MeasureErrorNo::NoError);
+}
+
+TEST_CASE("pipeline: INSTANTIATION_ERROR for invalid steps and workloads") {
+  MeasureResult bad_iter = measure_one(matmul(16, 16, 16), R"([["SP", 2, 9, 16, [4], 1]])", quick());
+  CHECK(bad_iter.error_no == MeasureErrorNo::InstantiationError);
+  CHECK_FALSE(bad_iter.error_msg.empty());
+  CHECK(measure_one(matmul(16, 16, 16), R"([["XX", 1]])", quick()).error_no == MeasureErrorNo::InstantiationError);
+  CHECK(measure_one(matmul(16, 16, 16), "[[", quick()).error_no == MeasureErrorNo::InstantiationError);
+  Task unknown;
+  unknown.workload = registry::FunctionWorkload{"no_such_workload", {}};
+  MeasureResult u = measure_one(unknown, "[]", quick());
+  CHECK(u.error_no == MeasureErrorNo::InstantiationError);
+  CHECK(u.error_msg.find("matmul") != std::string::npos);  // lists what is known
+}
+
+TEST_CASE("pipeline: COMPILE_HOST carries the compiler's message") {
+  BuildConfig c = config();
+  c.flags.push_back("-fno-such-flag-at-all");
+  MeasureResult r = measure_one(matmul(16, 16, 16), "[]", quick(), c);
+  CHECK(r.error_no == MeasureErrorNo::CompileHost);
+  CHECK(r.error_msg.find("no-such-flag-at-all") != std::string::npos);
+  CHECK(r.build_seconds > 0);
+  BuildConfig missing = config();
+  missing.compiler = "/nonexistent/cc";
+  CHECK(measure_one(matmul(16, 16, 16), "[]", quick(), missing).error_no == MeasureErrorNo::CompileHost);
+}
+
+TEST_CASE("pipeline: BUILD_TIMEOUT when the compiler passes the build timeout") {
+  BuildConfig c = config();
+  c.flags.push_back("-DMRD_TIMEOUT_TEST=" + std::to_string(getpid()));  // never a cache hit
+  MeasureOptions o = quick();
+  o.build_timeout = 0.005;
+  MeasureResult r = measure_one(matmul(16, 16, 16), "[]", o, c);
+  CHECK(r.error_no == MeasureErrorNo::BuildTimeout);
+  CHECK(r.error_msg.find("timeout") != std::string::npos);
+}
+
+TEST_CASE("pipeline: WRONG_ANSWER from a deliberately corrupted output") {
+  MeasureOptions o = quick();
+  o.corrupt_output_for_test = true;
+  MeasureResult r = measure_one(matmul(24, 16, 8), "[]", o);
+  CHECK(r.error_no == MeasureErrorNo::WrongAnswer);
+  CHECK(r.error_msg.find("flat index 0") != std::string::npos);
+  o.check_correctness = false;  // without the check the corruption goes unnoticed
+  CHECK(measure_one(matmul(24, 16, 8), "[]", o).error_no == MeasureErrorNo::NoError);
+}
+
+TEST_CASE("pipeline: RUN_TIMEOUT for a long run with a tiny run timeout") {
+  MeasureOptions o = quick();
+  o.check_correctness = false;
+  o.number = 1000;
+  o.repeat = 100;
+  o.min_repeat_ms = 100000;
+  o.run_timeout = 0.05;
+  MeasureResult r = measure_one(matmul(128, 128, 128), "[]", o);  // short calls, long run
+  CHECK(r.error_no == MeasureErrorNo::RunTimeout);
+  CHECK(r.error_msg.find("timeout") != std::string::npos);
+}
+
+TEST_CASE("pipeline: cache flush and repeats give one cost per repeat") {
+  MeasureOptions o = quick();
+  o.repeat = 3;
+  o.number = 5;
+  o.enable_cpu_cache_flush = true;
+  MeasureResult r = measure_one(matmul(32, 32, 32), "[]", o);
+  CHECK(r.error_no == MeasureErrorNo::NoError);
+  CHECK(r.costs.size() == 3);
+}
+
+TEST_CASE("pipeline: the matmul_add gallery record, shrunk to 128^3, compiles, runs and matches") {
+  // TVM's matmul_add tutorial schedule: SSRSRS tiling of matmul, the element-wise `out` split
+  // to follow it (FSP) with matmul computed at its tile (CA), fused parallel outer loops,
+  // vectorized inner loops, an unroll pragma.
+  Task t;
+  t.workload = registry::FunctionWorkload{"matmul_add", {int64_t(128), int64_t(128), int64_t(128), std::string("float32")}};
+  const char* steps =
+      R"([["SP", 2, 0, 128, [2, 8, 4], 1], ["SP", 2, 4, 128, [2, 2, 16], 1], ["SP", 2, 8, 128, [4], 1],)"
+      R"( ["RE", 2, [0, 4, 1, 5, 8, 2, 6, 9, 3, 7]], ["FSP", 4, 0, 0, 2], ["FSP", 4, 3, 1, 2],)"
+      R"( ["RE", 4, [0, 3, 1, 4, 2, 5]], ["CA", 2, 4, 3], ["FU", 4, [0, 1, 2, 3]], ["AN", 4, 0, 3],)"
+      R"( ["PR", 2, 0, "auto_unroll_max_step$64"], ["AN", 2, 9, 2], ["AN", 4, 2, 2]])";
+  BuildOutput b = build_candidate(t, steps, quick(), config());
+  INFO(b.result.error_msg);
+  REQUIRE(b.result.error_no == MeasureErrorNo::NoError);
+  CHECK(b.source.find("#pragma omp parallel for") != std::string::npos);
+  CHECK(b.source.find("#pragma omp simd") != std::string::npos);
+  MeasureResult r = run_candidate(t, steps, b.artifact, quick());
+  INFO(r.error_msg);
+  CHECK(r.error_no == MeasureErrorNo::NoError);
+}

@@ -1,0 +1,116 @@
+// TVM's timing rules, driven by a fake clock: each call advances it by a fixed amount.
+#include <catch2/catch.hpp>
+
+#include "common/measure/timer.h"
+
+using namespace mrd::measure;
+
+namespace {
+
+class FakeClock : public Clock {
+ public:
+  double t = 1000.0;
+  std::vector<double> sleeps;
+  double now() override { return t; }
+  void sleep(double s) override {
+    sleeps.push_back(s);
+    t += s;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("timer: number grows by TVM's rule until a repeat lasts min_repeat_ms") {
+  FakeClock clock;
+  int calls = 0;
+  auto call = [&] { ++calls, clock.t += 0.001; };  // 1 ms per call
+  TimerConfig cfg;
+  cfg.number = 3;
+  cfg.repeat = 2;
+  cfg.min_repeat_ms = 100;
+  TimerOutcome out = time_calls(call, nullptr, cfg, clock);
+  // 3 calls = 3 ms < 100 -> number = max(100 / 1 + 1, 4.854) = 101 -> 101 ms >= 100.
+  CHECK(out.final_number == 101);
+  REQUIRE(out.costs.size() == 2);
+  CHECK(out.costs[0] == Approx(0.001));
+  CHECK(out.costs[1] == Approx(0.001));
+  CHECK(calls == 1 + 3 + 101 + 101);  // warm-up, short try, two repeats at the grown number
+  CHECK_FALSE(out.timed_out);
+}
+
+TEST_CASE("timer: the golden-ratio growth wins when it is larger") {
+  FakeClock clock;
+  double per_call = 0.040;  // 40 ms: 100 / 40 + 1 = 3.5 < 1.618 * 3 = 4.854
+  auto call = [&] { clock.t += per_call; };
+  TimerConfig cfg;
+  cfg.number = 3;
+  cfg.repeat = 1;
+  cfg.min_repeat_ms = 200;
+  TimerOutcome out = time_calls(call, nullptr, cfg, clock);
+  // 3 x 40 = 120 ms < 200: max(200 / 40 + 1, 4.854) = 6 -> 240 ms >= 200.
+  CHECK(out.final_number == 6);
+  per_call = 0.010;
+  TimerOutcome out2 = time_calls(call, nullptr, cfg, clock);
+  // 30 ms: max(21, 4.854) = 21 -> 210 ms.
+  CHECK(out2.final_number == 21);
+  cfg.min_repeat_ms = 100;
+  per_call = 0.030;
+  cfg.number = 3;
+  TimerOutcome out3 = time_calls(call, nullptr, cfg, clock);
+  // 90 ms: max(100 / 30 + 1 = 4.33, 4.854) = 4.854 -> 4; 120 ms >= 100.
+  CHECK(out3.final_number == 4);
+}
+
+TEST_CASE("timer: cache flush forces number 1 and runs before every repeat") {
+  FakeClock clock;
+  int calls = 0, flushes = 0;
+  TimerConfig cfg;
+  cfg.number = 10;
+  cfg.repeat = 3;
+  cfg.min_repeat_ms = 100;
+  cfg.cache_flush = true;
+  TimerOutcome out = time_calls([&] { ++calls, clock.t += 0.002; }, [&] { ++flushes; }, cfg, clock);
+  CHECK(out.final_number == 1);
+  CHECK(flushes == 3);
+  CHECK(calls == 1 + 3);
+  REQUIRE(out.costs.size() == 3);
+  for (double c : out.costs) CHECK(c == Approx(0.002));
+}
+
+TEST_CASE("timer: cooldown is slept after each repeat") {
+  FakeClock clock;
+  TimerConfig cfg;
+  cfg.number = 1;
+  cfg.repeat = 3;
+  cfg.min_repeat_ms = 0;
+  cfg.cooldown_interval = 0.5;
+  time_calls([&] { clock.t += 0.01; }, nullptr, cfg, clock);
+  CHECK(clock.sleeps == std::vector<double>{0.5, 0.5, 0.5});
+}
+
+TEST_CASE("timer: a passed deadline stops before the next batch") {
+  FakeClock clock;
+  TimerConfig cfg;
+  cfg.number = 1;
+  cfg.repeat = 5;
+  cfg.min_repeat_ms = 0;
+  cfg.deadline = clock.t + 2.5;
+  TimerOutcome out = time_calls([&] { clock.t += 1.0; }, nullptr, cfg, clock);
+  CHECK(out.timed_out);
+  CHECK(out.costs.size() == 2);  // warm-up ends at +1, repeats end at +2 and +3 > deadline
+}
+
+TEST_CASE("timer: a stop flag ends timing after the call in progress") {
+  FakeClock clock;
+  std::atomic<bool> stop{false};
+  int calls = 0;
+  TimerConfig cfg;
+  cfg.number = 10;
+  cfg.repeat = 3;
+  cfg.min_repeat_ms = 0;
+  cfg.stop = &stop;
+  TimerOutcome out = time_calls([&] { clock.t += 0.001; if (++calls == 5) stop = true; }, nullptr, cfg, clock);
+  CHECK(out.timed_out);
+  CHECK(calls == 5);  // warm-up and four timed calls; the fifth set the flag
+  CHECK(out.costs.empty());
+}
