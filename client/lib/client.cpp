@@ -1,0 +1,159 @@
+#include "client/lib/client.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "common/proto/codec.h"
+#include "common/util/error.h"
+
+namespace mrd::client {
+
+using proto::MessageType;
+
+std::string default_socket_path() {
+  if (const char* s = std::getenv("MEASURERD_SOCKET"); s && *s) return s;
+  if (::access("/run/measurerd/measurerd.sock", F_OK) == 0) return "/run/measurerd/measurerd.sock";
+  if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x)
+    return std::string(x) + "/measurerd.sock";
+  return "/run/measurerd/measurerd.sock";
+}
+
+Client::Client(const std::string& socket_path, const std::string& client_name)
+    : decoder_(1u << 30) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (socket_path.size() >= sizeof addr.sun_path)
+    throw ConnectionError("socket path too long: " + socket_path);
+  std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) throw ConnectionError(std::string("socket: ") + std::strerror(errno));
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    int e = errno;
+    ::close(fd_);
+    fd_ = -1;
+    throw ConnectionError(
+        str_cat("cannot connect to measurerd at ", socket_path, ": ", std::strerror(e)));
+  }
+  proto::Hello hello;
+  hello.client_name = client_name;
+  send_bytes(proto::encode(hello));
+  proto::Frame f = expect_frame();
+  if (f.type != uint16_t(MessageType::Welcome)) throw_server_error(f);
+  welcome_ = proto::decode<proto::Welcome>(f.body);
+}
+
+Client::~Client() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Client::send_bytes(const std::string& bytes) {
+  size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t n = ::send(fd_, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw ConnectionError(std::string("send to measurerd: ") + std::strerror(errno));
+    off += static_cast<size_t>(n);
+  }
+}
+
+std::optional<proto::Frame> Client::read_frame() {
+  char buf[64 * 1024];
+  for (;;) {
+    if (auto f = decoder_.next()) return f;
+    if (decoder_.failure())
+      throw ConnectionError("bad frame from measurerd: " + decoder_.failure()->message);
+    ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw ConnectionError(std::string("read from measurerd: ") + std::strerror(errno));
+    if (n == 0) return std::nullopt;
+    decoder_.feed(std::string_view(buf, static_cast<size_t>(n)));
+  }
+}
+
+proto::Frame Client::expect_frame() {
+  auto f = read_frame();
+  if (!f) throw ConnectionError("measurerd closed the connection");
+  return std::move(*f);
+}
+
+void Client::throw_server_error(const proto::Frame& f) {
+  if (f.type == uint16_t(MessageType::Error)) {
+    auto e = proto::decode<proto::ErrorMsg>(f.body);
+    throw ServerError(
+        static_cast<proto::ErrorCode>(e.code), e.request_id,
+        str_cat("measurerd: ", proto::error_code_name(static_cast<proto::ErrorCode>(e.code)), ": ",
+                e.message));
+  }
+  throw ConnectionError(str_cat("unexpected message type ", f.type, " from measurerd"));
+}
+
+proto::RequestDone Client::measure(const measure::Task& task,
+                                   const std::vector<std::string>& states,
+                                   const measure::MeasureOptions& options,
+                                   const OnResult& on_result) {
+  return measure(measure::task_to_binary(task), states, options, on_result);
+}
+
+proto::RequestDone Client::measure(const std::string& task_bytes,
+                                   const std::vector<std::string>& states,
+                                   const measure::MeasureOptions& options,
+                                   const OnResult& on_result) {
+  size_t chunk = welcome_.max_states ? welcome_.max_states : states.size();
+  proto::RequestDone total;
+  for (size_t off = 0; off < states.size() || (off == 0 && states.empty()); off += chunk) {
+    std::vector<std::string> part(states.begin() + off,
+                                  states.begin() + std::min(states.size(), off + chunk));
+    auto done = measure_one(task_bytes, part, off, options, on_result);
+    total.request_id = done.request_id;
+    total.count += done.count;
+    total.errors += done.errors;
+    if (states.empty()) break;
+  }
+  return total;
+}
+
+proto::RequestDone Client::measure_one(const std::string& task_bytes,
+                                       const std::vector<std::string>& states, size_t offset,
+                                       const measure::MeasureOptions& options,
+                                       const OnResult& on_result) {
+  proto::MeasureRequest req;
+  req.request_id = next_request_++;
+  req.task = task_bytes;
+  req.states = states;
+  req.options = options;
+  send_bytes(proto::encode(req));
+  uint32_t expected = 0;
+  for (;;) {
+    proto::Frame f = expect_frame();
+    auto type = static_cast<MessageType>(f.type);
+    if (type == MessageType::MeasureResult) {
+      auto m = proto::decode<proto::MeasureResultMsg>(f.body);
+      if (m.request_id != req.request_id || m.index != expected)
+        throw ConnectionError(str_cat("result out of order from measurerd: request ", m.request_id,
+                                      " index ", m.index));
+      ++expected;
+      if (on_result) on_result(static_cast<uint32_t>(offset + m.index), m.result);
+    } else if (type == MessageType::RequestDone) {
+      auto d = proto::decode<proto::RequestDone>(f.body);
+      if (d.request_id != req.request_id || d.count != expected)
+        throw ConnectionError("request done before all its results");
+      return d;
+    } else {
+      throw_server_error(f);
+    }
+  }
+}
+
+proto::StatusReply Client::status() {
+  send_bytes(proto::encode(proto::StatusRequest{}));
+  proto::Frame f = expect_frame();
+  if (f.type != uint16_t(MessageType::StatusReply)) throw_server_error(f);
+  return proto::decode<proto::StatusReply>(f.body);
+}
+
+}  // namespace mrd::client

@@ -1,0 +1,120 @@
+// measurerd: the measurement daemon. Runs in the foreground (never forks into the
+// background); under systemd it takes its socket from socket activation and reports READY=1.
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <boost/asio.hpp>
+#include <filesystem>
+#include <iostream>
+
+#include "common/util/error.h"
+#include "daemon/server/host_info.h"
+#include "daemon/server/logging.h"
+#include "daemon/server/server.h"
+
+namespace fs = std::filesystem;
+using namespace mrd;
+
+namespace {
+
+std::string default_worker_path() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "measurerd-worker";
+  return (self.parent_path() / "measurerd-worker").string();
+}
+
+std::string default_cache_dir() {
+  if (const char* d = std::getenv("CACHE_DIRECTORY"); d && *d) {
+    std::string dir(d);
+    return dir.substr(0, dir.find(':'));
+  }
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/measurerd";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/measurerd";
+  return "/tmp/measurerd-cache-" + std::to_string(getuid());
+}
+
+void make_private_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  MRD_USER_CHECK(!ec, "cannot create cache directory ", dir, ": ", ec.message());
+  MRD_USER_CHECK(::chmod(dir.c_str(), 0700) == 0, "cannot chmod 0700 ", dir);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "measurerd: measures tensor-program candidates for auto-tuners in a pool of spawned "
+      "worker processes.\n"
+      "Exit codes: 0 stopped cleanly (SIGTERM/SIGINT), 1 could not start (socket, workers, "
+      "directories), 2 bad command line."};
+  daemon::ServerConfig config;
+  std::string policy = "exclusive", log_file, log_level = "info";
+  config.pool.size = daemon::core_count();
+  config.pool.worker_path = default_worker_path();
+  config.pool.cache_dir = default_cache_dir();
+  bool foreground = true;
+  app.add_option("--socket", config.socket_path,
+                 "Unix socket path (default: the socket from systemd, else "
+                 "$RUNTIME_DIRECTORY/measurerd.sock, /run/measurerd/measurerd.sock, "
+                 "$XDG_RUNTIME_DIR/measurerd.sock)");
+  app.add_option("--workers", config.pool.size, "worker processes (default: cores)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--worker-path", config.pool.worker_path,
+                 "measurerd-worker program (default: next to measurerd)");
+  app.add_option("--cache-dir", config.pool.cache_dir,
+                 "build cache, made 0700 (default: $CACHE_DIRECTORY, "
+                 "$XDG_CACHE_HOME/measurerd or ~/.cache/measurerd)");
+  app.add_option("--timing-policy", policy,
+                 "exclusive: a timing overlaps no build and no other timing; shared: no such "
+                 "guarantee")
+      ->check(CLI::IsMember({"exclusive", "shared"}));
+  app.add_option("--limit-as-mb", config.pool.limits.address_space_mb,
+                 "address-space limit of each worker in MiB (0: none)");
+  app.add_option("--limit-cpu-seconds", config.pool.limits.cpu_seconds,
+                 "CPU-time limit of each worker process in seconds (0: none); a worker retires "
+                 "at half of it");
+  app.add_option("--limit-open-files", config.pool.limits.open_files,
+                 "open-file limit of each worker");
+  app.add_option("--compiler", config.pool.compiler, "C compiler the workers use");
+  app.add_option("--cflags", config.pool.cflags, "compiler flags the workers use");
+  app.add_option("--max-body", config.max_body, "largest frame body accepted, bytes")
+      ->check(CLI::Range(uint32_t(1024), uint32_t(1u << 30)));
+  app.add_option("--log-file", log_file, "log to this file instead of stderr (SIGHUP reopens it)");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  app.add_flag("--foreground", foreground,
+               "run in the foreground (always the case; accepted for "
+               "scripts)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  config.policy =
+      policy == "shared" ? measure::TimingPolicy::Shared : measure::TimingPolicy::Exclusive;
+
+  try {
+    daemon::setup_logging(log_file, log_level);
+    make_private_dir(config.pool.cache_dir);
+    MRD_USER_CHECK(::access(config.pool.worker_path.c_str(), X_OK) == 0,
+                   "worker program not executable: ", config.pool.worker_path);
+    boost::asio::io_context io;
+    daemon::Server server(io, config);
+    server.start();
+    spdlog::info("measurerd started: pid {}, {} workers, cache {}", getpid(), config.pool.size,
+                 config.pool.cache_dir);
+    io.run();
+    spdlog::info("measurerd stopped");
+    return 0;
+  } catch (const UserError& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    spdlog::critical("internal error: {}", e.what());
+    return 1;
+  }
+}

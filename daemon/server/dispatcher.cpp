@@ -1,0 +1,263 @@
+#include "daemon/server/dispatcher.h"
+
+#include <spdlog/spdlog.h>
+
+#include <ctime>
+
+namespace mrd::daemon {
+
+using measure::MeasureErrorNo;
+using measure::MeasureResult;
+
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+Dispatcher::Dispatcher(WorkerPool& pool, measure::TimingPolicy policy)
+    : pool_(pool), policy_(policy) {
+  std::weak_ptr<bool> alive = alive_;
+  pool_.set_on_idle([this, alive] {
+    if (alive.lock()) schedule();
+  });
+}
+
+Dispatcher::~Dispatcher() {
+  pool_.set_on_idle({});
+}
+
+bool Dispatcher::submit(uint64_t client, proto::MeasureRequest request, RequestSink sink) {
+  Key key{client, request.request_id};
+  if (requests_.count(key)) return false;
+  auto r = std::make_unique<Request>();
+  r->serial = next_serial_++;
+  r->task = std::make_shared<const std::string>(std::move(request.task));
+  r->options = request.options;
+  r->inputs.resize(request.states.size());
+  for (size_t i = 0; i < request.states.size(); ++i)
+    r->inputs[i].steps = std::move(request.states[i]);
+  r->results.resize(request.states.size());
+  r->sink = std::move(sink);
+  queued_ += r->inputs.size();
+  Request& ref = *r;
+  requests_.emplace(key, std::move(r));
+  emit(key, ref);  // an empty request is done now
+  schedule();
+  return true;
+}
+
+bool Dispatcher::cancel(uint64_t client, uint64_t request_id) {
+  Key key{client, request_id};
+  auto it = requests_.find(key);
+  if (it == requests_.end()) return false;
+  Request& r = *it->second;
+  std::vector<uint32_t> waiting;
+  for (uint32_t i = 0; i < r.inputs.size(); ++i) {
+    auto s = r.inputs[i].state;
+    if (s == InputState::Queued || s == InputState::Built) waiting.push_back(i);
+  }
+  drop_waiting(r);
+  r.cancelled = true;
+  for (uint32_t i : waiting) {
+    MeasureResult res;
+    res.error_no = MeasureErrorNo::UnknownError;
+    res.error_msg = "cancelled";
+    r.inputs[i].state = InputState::Done;
+    r.results[i] = std::move(res);
+    r.results[i]->policy = policy_;
+    r.results[i]->timestamp = now_seconds();
+    ++r.errors;
+  }
+  emit(key, r);  // may erase the request
+  schedule();
+  return true;
+}
+
+void Dispatcher::drop_waiting(Request& r) {
+  for (auto& in : r.inputs) {
+    if (in.state == InputState::Queued || in.state == InputState::Built) {
+      --queued_;
+      if (in.state == InputState::Built) --waiting_runs_;
+      in.state = InputState::Done;
+    }
+  }
+  r.built.clear();
+  r.next_build = static_cast<uint32_t>(r.inputs.size());
+}
+
+void Dispatcher::drop_client(uint64_t client) {
+  auto it = requests_.lower_bound(Key{client, 0});
+  while (it != requests_.end() && it->first.first == client) {
+    drop_waiting(*it->second);
+    it = requests_.erase(it);
+  }
+  schedule();
+}
+
+void Dispatcher::stop() {
+  for (auto& [key, r] : requests_) drop_waiting(*r);
+  requests_.clear();
+  *alive_ = false;
+  alive_ = std::make_shared<bool>(true);
+}
+
+DispatcherStats Dispatcher::stats() const {
+  DispatcherStats s;
+  s.queued = queued_;
+  s.in_flight = building_ + running_;
+  s.completed = completed_;
+  s.cache_hits = cache_hits_;
+  s.requests = requests_.size();
+  auto cutoff = std::chrono::steady_clock::now() - std::chrono::seconds(60);
+  size_t n = 0;
+  for (auto t : recent_) n += t >= cutoff;
+  s.throughput = n / 60.0;
+  return s;
+}
+
+template <class Pred>
+Dispatcher::Request* Dispatcher::next_request(Key& cursor, Pred pred) {
+  if (requests_.empty()) return nullptr;
+  auto start = requests_.upper_bound(cursor);
+  for (auto it = start; it != requests_.end(); ++it)
+    if (pred(*it->second)) return cursor = it->first, it->second.get();
+  for (auto it = requests_.begin(); it != start; ++it)
+    if (pred(*it->second)) return cursor = it->first, it->second.get();
+  return nullptr;
+}
+
+void Dispatcher::schedule() {
+  while (pool_.idle() > 0) {
+    if (policy_ == measure::TimingPolicy::Exclusive) {
+      if (running_ > 0) return;
+      if (waiting_runs_ > 0) {
+        if (building_ > 0) return;
+        start_run();
+        return;
+      }
+      if (!start_build()) return;
+    } else {
+      if (start_run()) continue;
+      if (!start_build()) return;
+    }
+  }
+}
+
+bool Dispatcher::start_build() {
+  Request* r =
+      next_request(build_cursor_, [](const Request& q) { return q.next_build < q.inputs.size(); });
+  if (!r) return false;
+  Key key = build_cursor_;
+  uint32_t index = r->next_build++;
+  Input& in = r->inputs[index];
+  in.state = InputState::Building;
+  --queued_;
+  ++building_;
+  Job job;
+  job.phase = Phase::Build;
+  job.task = r->task;
+  job.steps = in.steps;
+  job.options = r->options;
+  std::weak_ptr<bool> alive = alive_;
+  uint64_t serial = r->serial;
+  pool_.submit(std::move(job), [this, alive, key, serial, index](JobOutcome o) {
+    if (alive.lock()) on_job_done(key, serial, index, Phase::Build, std::move(o));
+  });
+  return true;
+}
+
+bool Dispatcher::start_run() {
+  if (waiting_runs_ == 0) return false;
+  Request* r = next_request(run_cursor_, [](const Request& q) { return !q.built.empty(); });
+  if (!r) return false;
+  Key key = run_cursor_;
+  uint32_t index = *r->built.begin();
+  r->built.erase(r->built.begin());
+  Input& in = r->inputs[index];
+  in.state = InputState::Running;
+  --queued_;
+  --waiting_runs_;
+  ++running_;
+  Job job;
+  job.phase = Phase::Run;
+  job.task = r->task;
+  job.steps = in.steps;
+  job.artifact = in.artifact;
+  job.options = r->options;
+  std::weak_ptr<bool> alive = alive_;
+  uint64_t serial = r->serial;
+  pool_.submit(std::move(job), [this, alive, key, serial, index](JobOutcome o) {
+    if (alive.lock()) on_job_done(key, serial, index, Phase::Run, std::move(o));
+  });
+  return true;
+}
+
+void Dispatcher::on_job_done(Key key, uint64_t serial, uint32_t index, Phase phase,
+                             JobOutcome outcome) {
+  (phase == Phase::Build ? building_ : running_)--;
+  auto it = requests_.find(key);
+  if (it != requests_.end() && it->second->serial == serial) {
+    Request& r = *it->second;
+    Input& in = r.inputs[index];
+    if (phase == Phase::Build) {
+      if (outcome.result.error_no != MeasureErrorNo::NoError) {
+        finish(key, r, index, std::move(outcome.result));
+      } else if (r.cancelled) {
+        outcome.result.error_no = MeasureErrorNo::UnknownError;
+        outcome.result.error_msg = "cancelled";
+        finish(key, r, index, std::move(outcome.result));
+      } else {
+        in.state = InputState::Built;
+        in.artifact = std::move(outcome.artifact);
+        in.build = std::move(outcome.result);
+        r.built.insert(index);
+        ++queued_;
+        ++waiting_runs_;
+      }
+    } else {
+      MeasureResult res = std::move(outcome.result);
+      res.build_seconds = in.build.build_seconds;
+      res.cache_hit = in.build.cache_hit;
+      res.all_cost = in.build.all_cost + res.all_cost;
+      finish(key, r, index, std::move(res));
+    }
+  }
+  schedule();
+}
+
+void Dispatcher::finish(Key key, Request& r, uint32_t index, MeasureResult result) {
+  result.policy = policy_;
+  if (result.timestamp == 0) result.timestamp = now_seconds();
+  ++completed_;
+  cache_hits_ += result.cache_hit;
+  auto now = std::chrono::steady_clock::now();
+  recent_.push_back(now);
+  while (!recent_.empty() && recent_.front() < now - std::chrono::seconds(60)) recent_.pop_front();
+  if (result.error_no != MeasureErrorNo::NoError) ++r.errors;
+  r.inputs[index].state = InputState::Done;
+  r.inputs[index].artifact.clear();
+  r.results[index] = std::move(result);
+  emit(key, r);
+}
+
+void Dispatcher::emit(Key key, Request& r) {
+  while (r.next_emit < r.results.size() && r.results[r.next_emit]) {
+    if (r.sink.on_result) r.sink.on_result(r.next_emit, *r.results[r.next_emit]);
+    r.results[r.next_emit].reset();
+    ++r.next_emit;
+  }
+  if (r.next_emit == r.results.size()) {
+    proto::RequestDone done;
+    done.request_id = key.second;
+    done.count = static_cast<uint32_t>(r.results.size());
+    done.errors = r.errors;
+    RequestSink sink = std::move(r.sink);
+    requests_.erase(key);
+    if (sink.on_done) sink.on_done(done);
+  }
+}
+
+}  // namespace mrd::daemon

@@ -1,0 +1,116 @@
+// The dispatcher owns the queue: requests from every client, each a list of inputs that go
+// through a build and then a run. It hands jobs to the worker pool fairly — round robin
+// between requests, separately for builds and runs — under the timing policy, and streams each
+// request's results back in its submission order.
+//
+// Timing policy `exclusive`: a run starts only when no build and no other run is active, and
+// no build starts while a run is active or a built candidate waits for its run. `shared`:
+// builds and runs take any idle worker, runs first.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/measure/measure_types.h"
+#include "common/proto/messages.h"
+#include "daemon/server/worker_pool.h"
+
+namespace mrd::daemon {
+
+/// Where a request's results go; both run on the event loop.
+struct RequestSink {
+  std::function<void(uint32_t index, const measure::MeasureResult&)> on_result;
+  std::function<void(const proto::RequestDone&)> on_done;
+};
+
+struct DispatcherStats {
+  uint64_t queued = 0;     ///< inputs waiting for a build or a run
+  uint64_t in_flight = 0;  ///< jobs on workers
+  uint64_t completed = 0;
+  uint64_t cache_hits = 0;
+  uint64_t requests = 0;  ///< requests not yet done
+  double throughput = 0;  ///< results per second over the last minute
+};
+
+class Dispatcher {
+ public:
+  Dispatcher(WorkerPool& pool, measure::TimingPolicy policy);
+  ~Dispatcher();
+  Dispatcher(const Dispatcher&) = delete;
+  Dispatcher& operator=(const Dispatcher&) = delete;
+
+  /// Queues a request of `client`. False (nothing queued) when the client already has a
+  /// request with this id in flight. An empty request is done at once.
+  bool submit(uint64_t client, proto::MeasureRequest request, RequestSink sink);
+  /// Inputs of the request not yet started get an UNKNOWN_ERROR "cancelled" result; jobs on
+  /// workers finish normally. False when no such request is in flight.
+  bool cancel(uint64_t client, uint64_t request_id);
+  /// Forgets every request of a client that went away; their queued inputs are dropped and the
+  /// results of their jobs on workers are discarded.
+  void drop_client(uint64_t client);
+  /// Drops everything; used at shutdown.
+  void stop();
+
+  measure::TimingPolicy policy() const { return policy_; }
+  DispatcherStats stats() const;
+
+ private:
+  enum class InputState { Queued, Building, Built, Running, Done };
+  struct Input {
+    InputState state = InputState::Queued;
+    std::string steps;
+    std::string artifact;
+    measure::MeasureResult build;
+  };
+  using Key = std::pair<uint64_t, uint64_t>;  // (client, request id)
+  struct Request {
+    uint64_t serial = 0;
+    std::shared_ptr<const std::string> task;
+    measure::MeasureOptions options;
+    std::vector<Input> inputs;
+    std::vector<std::optional<measure::MeasureResult>> results;
+    uint32_t next_emit = 0;
+    uint32_t next_build = 0;   ///< inputs before it have left the Queued state
+    std::set<uint32_t> built;  ///< built, waiting for a run
+    uint32_t errors = 0;
+    bool cancelled = false;
+    RequestSink sink;
+  };
+
+  void schedule();
+  bool start_build();
+  bool start_run();
+  /// The next request after `cursor` (wrapping) that satisfies `pred`.
+  template <class Pred>
+  Request* next_request(Key& cursor, Pred pred);
+  void on_job_done(Key key, uint64_t serial, uint32_t index, Phase phase, JobOutcome outcome);
+  void finish(Key key, Request& r, uint32_t index, measure::MeasureResult result);
+  void emit(Key key, Request& r);
+  void drop_waiting(Request& r);
+
+  WorkerPool& pool_;
+  measure::TimingPolicy policy_;
+  std::map<Key, std::unique_ptr<Request>> requests_;
+  Key build_cursor_{0, 0};
+  Key run_cursor_{0, 0};
+  uint64_t next_serial_ = 1;
+  uint64_t queued_ = 0;  // inputs Queued or Built
+  uint64_t waiting_runs_ = 0;
+  uint64_t building_ = 0;
+  uint64_t running_ = 0;
+  uint64_t completed_ = 0;
+  uint64_t cache_hits_ = 0;
+  std::deque<std::chrono::steady_clock::time_point> recent_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace mrd::daemon

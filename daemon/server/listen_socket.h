@@ -1,0 +1,35 @@
+// The daemon's listening socket: taken from systemd (LISTEN_FDS) when present, else bound at a
+// path with mode 0660. Also where the default path is chosen and peer credentials are read.
+#pragma once
+
+#include <sys/types.h>
+
+#include <boost/asio.hpp>
+#include <string>
+
+namespace mrd::daemon {
+
+/// $RUNTIME_DIRECTORY/measurerd.sock, else /run/measurerd/measurerd.sock when that directory is
+/// writable, else $XDG_RUNTIME_DIR/measurerd.sock. Throws UserError when none applies.
+std::string default_socket_path();
+
+/// The socket passed by systemd socket activation, or -1 when none was passed. Throws
+/// UserError when the passed descriptor is not a listening Unix stream socket.
+int systemd_listen_fd();
+
+/// Binds and listens at `path` with mode 0660, replacing a stale socket file; throws UserError
+/// when another daemon answers there or the path cannot be bound.
+void bind_listen(boost::asio::local::stream_protocol::acceptor& acceptor, const std::string& path);
+
+struct PeerCredentials {
+  pid_t pid = -1;
+  uid_t uid = static_cast<uid_t>(-1);
+  gid_t gid = static_cast<gid_t>(-1);
+};
+/// SO_PEERCRED of a connected Unix socket (pid -1 when unavailable).
+PeerCredentials peer_credentials(int fd);
+
+/// Sets FD_CLOEXEC, so that workers do not inherit the descriptor.
+void set_close_on_exec(int fd);
+
+}  // namespace mrd::daemon

@@ -1,0 +1,16 @@
+// The daemon's logs: spdlog to stderr (the journal under systemd) or to a file; reopening the
+// file is what SIGHUP does, for log rotation. Levels: error = a fault of measurerd or its
+// environment; warn = a worker died or timed out, a client sent bad bytes; info = start, stop,
+// connections; debug = every request and worker event.
+#pragma once
+
+#include <string>
+
+namespace mrd::daemon {
+
+/// Installs the default logger. `file` empty: stderr. Throws UserError for a bad level name.
+void setup_logging(const std::string& file, const std::string& level);
+/// Reopens the log file (no-op for stderr).
+void reopen_logs();
+
+}  // namespace mrd::daemon

@@ -1,0 +1,76 @@
+// The real worker pool: N measurerd-worker processes, each exec'ed fresh (Boost.Process; never
+// a fork of the daemon's image) with `--serve`, in its own process group, talking frames over
+// its stdin and stdout pipes. A job past its timeout gets its worker's whole process group
+// killed (SIGKILL) and BUILD_TIMEOUT / RUN_TIMEOUT; a worker that dies mid-job gives
+// COMPILE_HOST (building) or RUNTIME_DEVICE (running). Either way the worker is replaced and
+// the pool returns to N.
+#pragma once
+
+#include <boost/asio.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/server/worker_pool.h"
+
+namespace mrd::daemon {
+
+struct WorkerLimits {
+  uint64_t address_space_mb = 16384;  ///< 0: unlimited
+  uint64_t cpu_seconds = 3600;        ///< per worker process; 0: unlimited
+  uint64_t open_files = 256;
+};
+
+struct ProcessPoolConfig {
+  size_t size = 1;
+  std::string worker_path;
+  std::string cache_dir;
+  std::string compiler;  ///< empty: the worker's default
+  std::string cflags;    ///< empty: the worker's default
+  WorkerLimits limits;
+};
+
+class ProcessWorkerPool : public WorkerPool {
+ public:
+  ProcessWorkerPool(boost::asio::io_context& io, ProcessPoolConfig config);
+  ~ProcessWorkerPool() override;
+
+  /// Spawns the workers; `on_all_ready` runs once, when each first worker has said ready.
+  void start(std::function<void()> on_all_ready);
+
+  size_t idle() const override;
+  size_t size() const override { return config_.size; }
+  void submit(Job job, JobDone done) override;
+  void set_on_idle(std::function<void()> on_idle) override { on_idle_ = std::move(on_idle); }
+  std::vector<proto::WorkerStatus> status() const override;
+  void stop() override;
+
+  /// The argument list a worker is started with (after the program path).
+  std::vector<std::string> worker_args() const;
+
+ private:
+  struct Worker;
+  void spawn();
+  /// Spawns one worker after a pause (after a failed start).
+  void spawn_later();
+  void read_from(const std::shared_ptr<Worker>& w);
+  void on_ready(Worker& w);
+  void on_result(Worker& w, JobOutcome outcome, bool retire);
+  void on_exit(Worker& w, const std::string& why, bool timed_out);
+  void remove(Worker& w);
+  void notify_idle();
+
+  boost::asio::io_context& io_;
+  ProcessPoolConfig config_;
+  std::vector<std::shared_ptr<Worker>> workers_;
+  std::function<void()> on_idle_;
+  std::function<void()> on_all_ready_;
+  size_t first_ready_ = 0;
+  uint64_t next_job_id_ = 1;
+  bool stopped_ = false;
+  boost::asio::steady_timer respawn_timer_;
+  size_t pending_respawns_ = 0;
+};
+
+}  // namespace mrd::daemon

@@ -1,0 +1,157 @@
+#include "daemon/server/server.h"
+
+#include <spdlog/spdlog.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "common/util/error.h"
+#include "daemon/server/host_info.h"
+#include "daemon/server/listen_socket.h"
+#include "daemon/server/logging.h"
+#include "daemon/server/session.h"
+
+namespace mrd::daemon {
+
+namespace asio = boost::asio;
+using local = asio::local::stream_protocol;
+
+Server::Server(asio::io_context& io, ServerConfig config)
+    : io_(io),
+      config_(std::move(config)),
+      acceptor_(io),
+      signals_(io, SIGTERM, SIGINT, SIGHUP),
+      status_timer_(io),
+      pool_(io, config_.pool),
+      dispatcher_(pool_, config_.policy),
+      cpu_model_(cpu_model()) {}
+
+Server::~Server() {
+  if (bound_here_) ::unlink(socket_path_.c_str());
+}
+
+void Server::start() {
+  int fd = config_.socket_path.empty() ? systemd_listen_fd() : -1;
+  if (fd >= 0) {
+    acceptor_.assign(local(), fd);
+    set_close_on_exec(fd);
+    socket_path_ = acceptor_.local_endpoint().path();
+    spdlog::info("listening on {} (socket from systemd)", socket_path_);
+  } else {
+    socket_path_ = config_.socket_path.empty() ? default_socket_path() : config_.socket_path;
+    bind_listen(acceptor_, socket_path_);
+    bound_here_ = true;
+    spdlog::info("listening on {}", socket_path_);
+  }
+  wait_signal();
+  do_accept();
+  size_t n = config_.pool.size;
+  std::string path = socket_path_;
+  auto policy = config_.policy;
+  pool_.start([n, path, policy] {
+    spdlog::info("{} workers ready; timing policy {}", n, measure::timing_policy_name(policy));
+    std::string status = str_cat("READY=1\nSTATUS=serving on ", path, " with ", n, " workers");
+    sd_notify(0, status.c_str());
+  });
+  if (std::getenv("NOTIFY_SOCKET")) report_status();
+}
+
+void Server::report_status() {
+  status_timer_.expires_after(std::chrono::seconds(5));
+  status_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec || stopped_) return;
+    auto s = status();
+    std::string line =
+        str_cat("STATUS=", s.workers_alive, "/", s.workers, " workers, ", s.clients, " clients, ",
+                s.queued, " queued, ", s.in_flight, " running, ", s.completed, " done");
+    sd_notify(0, line.c_str());
+    report_status();
+  });
+}
+
+void Server::do_accept() {
+  acceptor_.async_accept([this](boost::system::error_code ec, local::socket socket) {
+    if (stopped_ || !acceptor_.is_open()) return;
+    if (ec) {
+      spdlog::warn("accept: {}", ec.message());
+    } else {
+      set_close_on_exec(socket.native_handle());
+      auto cred = peer_credentials(socket.native_handle());
+      uint64_t id = next_client_++;
+      spdlog::info("client {} connected: pid {} uid {} gid {}", id, cred.pid, cred.uid, cred.gid);
+      SessionContext ctx;
+      ctx.dispatcher = &dispatcher_;
+      ctx.manager = &sessions_;
+      ctx.welcome = [this] { return welcome(); };
+      ctx.status = [this] { return status(); };
+      ctx.max_body = config_.max_body;
+      ctx.limits.max_states = config_.max_states;
+      auto s = std::make_shared<Session>(std::move(socket), std::move(ctx), id);
+      sessions_.join(s);
+      s->start();
+    }
+    do_accept();
+  });
+}
+
+void Server::wait_signal() {
+  signals_.async_wait([this](boost::system::error_code ec, int sig) {
+    if (ec) return;
+    if (sig == SIGHUP) {
+      reopen_logs();
+      wait_signal();
+      return;
+    }
+    spdlog::info("signal {} received; stopping", sig);
+    stop();
+  });
+}
+
+void Server::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+  signals_.cancel(ec);
+  status_timer_.cancel();
+  dispatcher_.stop();
+  sessions_.stop_all(proto::ErrorCode::ShuttingDown, "measurerd is shutting down");
+  pool_.stop();
+  if (bound_here_) {
+    ::unlink(socket_path_.c_str());
+    bound_here_ = false;
+  }
+}
+
+proto::Welcome Server::welcome() const {
+  proto::Welcome w;
+  w.version = proto::kProtocolVersion;
+  w.server_version = "measurerd 0.1.0";
+  w.cpu_model = cpu_model_;
+  w.cores = core_count();
+  w.workers = static_cast<uint32_t>(config_.pool.size);
+  w.policy = config_.policy;
+  w.max_body = config_.max_body;
+  w.max_states = config_.max_states;
+  return w;
+}
+
+proto::StatusReply Server::status() const {
+  proto::StatusReply s;
+  auto d = dispatcher_.stats();
+  s.workers = static_cast<uint32_t>(pool_.size());
+  s.worker_list = pool_.status();
+  s.workers_alive = static_cast<uint32_t>(s.worker_list.size());
+  s.queued = d.queued;
+  s.in_flight = d.in_flight;
+  s.completed = d.completed;
+  s.throughput = d.throughput;
+  s.cache_hits = d.cache_hits;
+  s.uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  s.clients = static_cast<uint32_t>(sessions_.size());
+  s.requests = static_cast<uint32_t>(d.requests);
+  s.policy = config_.policy;
+  return s;
+}
+
+}  // namespace mrd::daemon

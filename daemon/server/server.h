@@ -1,0 +1,62 @@
+// The daemon: one io_context, the listening socket (from systemd or bound), the signals
+// (SIGTERM/SIGINT stop, SIGHUP reopens logs), the worker pool, the dispatcher and the live
+// sessions. READY=1 goes to systemd once every worker has said ready.
+#pragma once
+
+#include <boost/asio.hpp>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "common/measure/measure_types.h"
+#include "common/proto/frame.h"
+#include "daemon/server/dispatcher.h"
+#include "daemon/server/process_worker_pool.h"
+#include "daemon/server/session_manager.h"
+
+namespace mrd::daemon {
+
+struct ServerConfig {
+  std::string socket_path;  ///< empty: systemd's socket, else default_socket_path()
+  ProcessPoolConfig pool;
+  measure::TimingPolicy policy = measure::TimingPolicy::Exclusive;
+  uint32_t max_body = proto::kDefaultMaxBody;
+  uint32_t max_states = 4096;
+};
+
+class Server {
+ public:
+  Server(boost::asio::io_context& io, ServerConfig config);
+  ~Server();
+
+  /// Opens the socket and starts the workers; throws UserError when the socket cannot be had.
+  void start();
+  /// Stops accepting, tells every client (SHUTTING_DOWN), stops the workers.
+  void stop();
+  const std::string& socket_path() const { return socket_path_; }
+
+ private:
+  void do_accept();
+  void wait_signal();
+  /// Refreshes systemd's STATUS= line every few seconds.
+  void report_status();
+  proto::Welcome welcome() const;
+  proto::StatusReply status() const;
+
+  boost::asio::io_context& io_;
+  ServerConfig config_;
+  boost::asio::local::stream_protocol::acceptor acceptor_;
+  boost::asio::signal_set signals_;
+  boost::asio::steady_timer status_timer_;
+  ProcessWorkerPool pool_;
+  Dispatcher dispatcher_;
+  SessionManager sessions_;
+  std::string socket_path_;
+  bool bound_here_ = false;
+  bool stopped_ = false;
+  uint64_t next_client_ = 1;
+  std::string cpu_model_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace mrd::daemon

@@ -1,0 +1,189 @@
+#include "daemon/server/session.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/proto/codec.h"
+#include "common/util/error.h"
+#include "daemon/server/dispatcher.h"
+#include "daemon/server/session_manager.h"
+
+namespace mrd::daemon {
+
+namespace asio = boost::asio;
+using proto::ErrorCode;
+using proto::MessageType;
+
+Session::Session(Socket socket, SessionContext context, uint64_t client_id)
+    : socket_(std::move(socket)),
+      ctx_(std::move(context)),
+      client_id_(client_id),
+      decoder_(ctx_.max_body) {}
+
+void Session::start() {
+  do_read();
+}
+
+void Session::do_read() {
+  if (closing_) return;
+  auto self = shared_from_this();
+  socket_.async_read_some(
+      asio::buffer(buffer_), [this, self](boost::system::error_code ec, size_t n) {
+        if (closed_ || closing_) return;
+        if (ec) {
+          if (decoder_.mid_frame())
+            spdlog::warn("client {}: connection closed in the middle of a frame", client_id_);
+          else
+            spdlog::debug("client {}: disconnected ({})", client_id_, ec.message());
+          close();
+          return;
+        }
+        decoder_.feed(std::string_view(buffer_.data(), n));
+        while (!closing_) {
+          auto frame = decoder_.next();
+          if (!frame) break;
+          try {
+            handle_frame(*frame);
+          } catch (const proto::ProtocolError& e) {
+            fail(e.code(), e.what());
+          } catch (const std::exception& e) {
+            spdlog::error("client {}: {}", client_id_, e.what());
+            fail(ErrorCode::Internal, e.what());
+          }
+        }
+        if (!closing_ && decoder_.failure()) {
+          spdlog::warn("client {}: {}", client_id_, decoder_.failure()->message);
+          fail(decoder_.failure()->code, decoder_.failure()->message);
+        }
+        do_read();
+      });
+}
+
+void Session::handle_frame(const proto::Frame& frame) {
+  auto type = static_cast<MessageType>(frame.type);
+  if (!greeted_) {
+    if (type != MessageType::Hello)
+      throw proto::ProtocolError(ErrorCode::UnexpectedMessage, "the first message must be Hello");
+    auto hello = proto::decode<proto::Hello>(frame.body, ctx_.limits);
+    if (hello.min_version > proto::kProtocolVersion || hello.max_version < proto::kProtocolVersion)
+      throw proto::ProtocolError(
+          ErrorCode::UnsupportedVersion,
+          str_cat("client speaks versions ", hello.min_version, "..", hello.max_version,
+                  "; this server speaks ", proto::kProtocolVersion));
+    greeted_ = true;
+    spdlog::debug("client {}: hello from '{}'", client_id_, hello.client_name);
+    send(proto::encode(ctx_.welcome()));
+    return;
+  }
+  switch (type) {
+    case MessageType::MeasureRequest:
+      handle_measure(frame);
+      return;
+    case MessageType::StatusRequest:
+      send(proto::encode(ctx_.status()));
+      return;
+    case MessageType::Cancel: {
+      auto c = proto::decode<proto::Cancel>(frame.body, ctx_.limits);
+      if (!ctx_.dispatcher->cancel(client_id_, c.request_id))
+        send(proto::encode_error(ErrorCode::UnknownRequest, "no such request in flight",
+                                 c.request_id));
+      return;
+    }
+    default:
+      // Unknown or misplaced types are answered, not fatal: a newer client may probe.
+      send(proto::encode_error(ErrorCode::UnexpectedMessage,
+                               str_cat("message type ", frame.type, " is not served here")));
+  }
+}
+
+void Session::handle_measure(const proto::Frame& frame) {
+  auto req = proto::decode<proto::MeasureRequest>(frame.body, ctx_.limits);
+  uint64_t id = req.request_id;
+  std::string bad = proto::check_options(req.options);
+  if (!bad.empty()) {
+    send(proto::encode_error(ErrorCode::InvalidRequest, bad, id));
+    return;
+  }
+  if (*in_flight_ >= ctx_.max_requests) {
+    send(proto::encode_error(
+        ErrorCode::InvalidRequest,
+        str_cat("too many requests in flight (at most ", ctx_.max_requests, " per connection)"),
+        id));
+    return;
+  }
+  std::weak_ptr<Session> weak = shared_from_this();
+  RequestSink sink;
+  sink.on_result = [weak, id](uint32_t index, const measure::MeasureResult& r) {
+    if (auto s = weak.lock()) {
+      proto::MeasureResultMsg m;
+      m.request_id = id;
+      m.index = index;
+      m.result = r;
+      s->send(proto::encode(m));
+    }
+  };
+  std::shared_ptr<size_t> counter = in_flight_;
+  sink.on_done = [weak, counter](const proto::RequestDone& d) {
+    --*counter;
+    if (auto s = weak.lock()) s->send(proto::encode(d));
+  };
+  size_t n = req.states.size();
+  ++*in_flight_;
+  if (!ctx_.dispatcher->submit(client_id_, std::move(req), std::move(sink))) {
+    --*in_flight_;
+    send(proto::encode_error(ErrorCode::DuplicateRequest, "request id already in flight", id));
+    return;
+  }
+  spdlog::debug("client {}: request {} with {} inputs", client_id_, id, n);
+}
+
+void Session::send(std::string frame) {
+  if (closed_) return;
+  out_.push_back(std::move(frame));
+  if (!writing_) do_write();
+}
+
+void Session::do_write() {
+  if (out_.empty()) {
+    writing_ = false;
+    if (closing_) close();
+    return;
+  }
+  writing_ = true;
+  auto self = shared_from_this();
+  asio::async_write(socket_, asio::buffer(out_.front()),
+                    [this, self](boost::system::error_code ec, size_t) {
+                      if (closed_) return;
+                      if (ec) {
+                        close();
+                        return;
+                      }
+                      out_.pop_front();
+                      do_write();
+                    });
+}
+
+void Session::fail(ErrorCode code, const std::string& message) {
+  close_with_error(code, message);
+}
+
+void Session::close_with_error(ErrorCode code, const std::string& message) {
+  if (closing_ || closed_) return;
+  send(proto::encode_error(code, message));
+  closing_ = true;
+  // Stop taking work for this client now; its queued inputs are dropped.
+  if (ctx_.dispatcher) ctx_.dispatcher->drop_client(client_id_);
+  if (!writing_) close();
+}
+
+void Session::close() {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ignored;
+  socket_.shutdown(Socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  out_.clear();
+  if (ctx_.dispatcher) ctx_.dispatcher->drop_client(client_id_);
+  if (ctx_.manager) ctx_.manager->leave(client_id_);
+}
+
+}  // namespace mrd::daemon

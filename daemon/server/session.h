@@ -1,0 +1,71 @@
+// One client connection: owns the socket, reads frames through the pure FrameDecoder, answers
+// hello and status, hands measure requests to the dispatcher and writes results back as they
+// come. Every error becomes an Error frame; a frame-level error (bad magic, version, oversized
+// length, malformed body) closes the connection after the Error frame is written. The socket
+// is injected, so tests drive a session over local::connect_pair.
+#pragma once
+
+#include <array>
+#include <boost/asio.hpp>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/proto/frame_decoder.h"
+#include "common/proto/messages.h"
+#include "common/proto/protocol_error.h"
+
+namespace mrd::daemon {
+
+class Dispatcher;
+class SessionManager;
+
+/// What a session needs from the daemon around it.
+struct SessionContext {
+  Dispatcher* dispatcher = nullptr;
+  SessionManager* manager = nullptr;  ///< optional
+  std::function<proto::Welcome()> welcome;
+  std::function<proto::StatusReply()> status;
+  uint32_t max_body = proto::kDefaultMaxBody;
+  proto::Limits limits;
+  /// Requests one connection may have in flight; more are refused (INVALID_REQUEST).
+  size_t max_requests = 256;
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  using Socket = boost::asio::local::stream_protocol::socket;
+
+  Session(Socket socket, SessionContext context, uint64_t client_id);
+
+  /// Starts reading. Call once, on a session held by a shared_ptr.
+  void start();
+  /// Sends an Error frame and closes once it is written (used at shutdown).
+  void close_with_error(proto::ErrorCode code, const std::string& message);
+  uint64_t client_id() const { return client_id_; }
+
+ private:
+  void do_read();
+  void handle_frame(const proto::Frame& frame);
+  void handle_measure(const proto::Frame& frame);
+  void send(std::string frame);
+  void do_write();
+  void fail(proto::ErrorCode code, const std::string& message);
+  void close();
+
+  Socket socket_;
+  SessionContext ctx_;
+  uint64_t client_id_;
+  proto::FrameDecoder decoder_;
+  std::array<char, 64 * 1024> buffer_;
+  std::deque<std::string> out_;
+  bool writing_ = false;
+  bool greeted_ = false;
+  bool closing_ = false;  ///< no more reads; close when the write queue drains
+  bool closed_ = false;
+  std::shared_ptr<size_t> in_flight_ = std::make_shared<size_t>(0);
+};
+
+}  // namespace mrd::daemon

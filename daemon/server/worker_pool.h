@@ -1,0 +1,52 @@
+// The seam between the dispatcher and the worker processes. A pool runs one job (a build or a
+// run of one candidate) per idle worker and reports its outcome once. The real pool spawns
+// measurerd-worker processes; tests of the scheduling logic use a fake.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/measure/measure_types.h"
+#include "common/proto/messages.h"
+
+namespace mrd::daemon {
+
+enum class Phase { Build, Run };
+
+struct Job {
+  Phase phase = Phase::Build;
+  std::shared_ptr<const std::string> task;  ///< serialized task, shared by a request's jobs
+  std::string steps;                        ///< JSON text of the transform steps
+  std::string artifact;                     ///< for a run: what its build returned
+  measure::MeasureOptions options;
+};
+
+struct JobOutcome {
+  measure::MeasureResult result;
+  std::string artifact;  ///< for a build that succeeded
+};
+
+using JobDone = std::function<void(JobOutcome)>;
+
+class WorkerPool {
+ public:
+  virtual ~WorkerPool() = default;
+
+  /// Workers ready for a job now.
+  virtual size_t idle() const = 0;
+  /// Configured number of workers.
+  virtual size_t size() const = 0;
+  /// Starts `job` on an idle worker (precondition: idle() > 0). `done` is called exactly once,
+  /// later, from the event loop — never from inside submit() — unless the pool is stopped.
+  virtual void submit(Job job, JobDone done) = 0;
+  /// Called each time a worker becomes idle (a job finished, a worker (re)started).
+  virtual void set_on_idle(std::function<void()> on_idle) = 0;
+  virtual std::vector<proto::WorkerStatus> status() const = 0;
+  /// Kills every worker; outstanding `done` callbacks are dropped.
+  virtual void stop() = 0;
+};
+
+}  // namespace mrd::daemon

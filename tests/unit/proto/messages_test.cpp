@@ -1,0 +1,198 @@
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <random>
+
+#include "common/proto/codec.h"
+
+using namespace mrd::proto;
+using mrd::measure::MeasureErrorNo;
+using mrd::measure::TimingPolicy;
+
+namespace {
+
+std::string body_of(const std::string& frame) {
+  return frame.substr(kHeaderSize);
+}
+
+template <class M>
+M round_trip(const M& m) {
+  std::string f = encode(m);
+  FrameHeader h = decode_header(f.data());
+  REQUIRE(h.type == uint16_t(M::kType));
+  REQUIRE(h.body_length == f.size() - kHeaderSize);
+  return decode<M>(body_of(f));
+}
+
+}  // namespace
+
+TEST_CASE("messages round trip") {
+  MeasureRequest r;
+  r.request_id = 0x1122334455667788ull;
+  r.task = std::string("\0\x01\xff task bytes", 14);
+  r.states = {"[]", "[[\"SP\", 2, 0, 512, [16], 1]]", ""};
+  r.options.number = 5;
+  r.options.run_timeout = 0.25;
+  r.options.check_correctness = true;
+  auto r2 = round_trip(r);
+  CHECK(r2.request_id == r.request_id);
+  CHECK(r2.task == r.task);
+  CHECK(r2.states == r.states);
+  CHECK(r2.options.number == 5);
+  CHECK(r2.options.run_timeout == 0.25);
+  CHECK(r2.options.check_correctness);
+
+  MeasureResultMsg m;
+  m.request_id = 9;
+  m.index = 3;
+  m.result.costs = {1e-3, 2e-3};
+  m.result.error_no = MeasureErrorNo::RunTimeout;
+  m.result.error_msg = "slow";
+  m.result.policy = TimingPolicy::Shared;
+  m.result.cache_hit = true;
+  auto m2 = round_trip(m);
+  CHECK(m2.index == 3);
+  CHECK(m2.result.costs == m.result.costs);
+  CHECK(m2.result.error_no == MeasureErrorNo::RunTimeout);
+  CHECK(m2.result.error_msg == "slow");
+  CHECK(m2.result.policy == TimingPolicy::Shared);
+  CHECK(m2.result.cache_hit);
+
+  StatusReply s;
+  s.workers = 2;
+  s.completed = 77;
+  s.worker_list = {{123, WorkerState::Running, 4}, {456, WorkerState::Idle, 0}};
+  auto s2 = round_trip(s);
+  CHECK(s2.completed == 77);
+  REQUIRE(s2.worker_list.size() == 2);
+  CHECK(s2.worker_list[0].pid == 123);
+  CHECK(s2.worker_list[0].state == WorkerState::Running);
+
+  Welcome w;
+  w.cpu_model = "Some CPU";
+  w.cores = 8;
+  w.policy = TimingPolicy::Shared;
+  auto w2 = round_trip(w);
+  CHECK(w2.cpu_model == "Some CPU");
+  CHECK(w2.cores == 8);
+  CHECK(w2.policy == TimingPolicy::Shared);
+
+  JobResult j;
+  j.job_id = 5;
+  j.artifact = "/cache/x.so";
+  j.retire = true;
+  auto j2 = round_trip(j);
+  CHECK(j2.artifact == "/cache/x.so");
+  CHECK(j2.retire);
+
+  ErrorMsg e =
+      round_trip(decode<ErrorMsg>(body_of(encode_error(ErrorCode::DuplicateRequest, "dup", 4))));
+  CHECK(e.code == uint16_t(ErrorCode::DuplicateRequest));
+  CHECK(e.request_id == 4);
+  CHECK(e.message == "dup");
+}
+
+TEST_CASE("trailing bytes after known fields are ignored") {
+  std::string body = body_of(encode(Cancel{7})) + "future fields";
+  CHECK(decode<Cancel>(body).request_id == 7);
+}
+
+TEST_CASE("a string length beyond the body is refused before allocating") {
+  std::string body = body_of(encode(Hello{}));
+  // client_name length sits after the two uint16 versions
+  uint64_t huge = uint64_t(1) << 60;
+  std::memcpy(body.data() + 4, &huge, 8);
+  try {
+    decode<Hello>(body);
+    FAIL("decoded");
+  } catch (const ProtocolError& e) {
+    CHECK(e.code() == ErrorCode::MalformedBody);
+  }
+}
+
+TEST_CASE("a state count beyond the body or the limit is refused") {
+  MeasureRequest r;
+  r.states = {"a", "b"};
+  std::string body = body_of(encode(r));
+  size_t count_at = 8 + 8 + r.task.size();
+  uint64_t huge = uint64_t(1) << 40;
+  std::string hostile = body;
+  std::memcpy(hostile.data() + count_at, &huge, 8);
+  CHECK_THROWS_AS(decode<MeasureRequest>(hostile), ProtocolError);
+  Limits one;
+  one.max_states = 1;
+  CHECK_THROWS_AS(decode<MeasureRequest>(body, one), ProtocolError);
+  CHECK(decode<MeasureRequest>(body).states.size() == 2);
+}
+
+TEST_CASE("bad enum and bool bytes are refused") {
+  MeasureResultMsg m;
+  std::string body = body_of(encode(m));
+  size_t error_no_at = 8 + 4 + 8;  // request id, index, empty costs count
+  std::string bad = body;
+  bad[error_no_at] = 99;
+  CHECK_THROWS_AS(decode<MeasureResultMsg>(bad), ProtocolError);
+  bad = body;
+  bad[body.size() - 2] = 2;  // cache_hit
+  CHECK_THROWS_AS(decode<MeasureResultMsg>(bad), ProtocolError);
+  bad = body;
+  bad[body.size() - 1] = 5;  // policy
+  CHECK_THROWS_AS(decode<MeasureResultMsg>(bad), ProtocolError);
+}
+
+TEST_CASE("every truncation and random garbage either decodes or throws ProtocolError") {
+  MeasureRequest r;
+  r.task = "task";
+  r.states = {"[]", "[1]"};
+  std::string body = body_of(encode(r));
+  for (size_t n = 0; n < body.size(); ++n)
+    CHECK_THROWS_AS(decode<MeasureRequest>(body.substr(0, n)), ProtocolError);
+
+  std::mt19937 rng(1234);
+  int refused = 0;
+  for (int i = 0; i < 2000; ++i) {
+    std::string g(rng() % 200, '\0');
+    for (auto& c : g) c = static_cast<char>(rng());
+    try {
+      decode<MeasureRequest>(g);
+      decode<StatusReply>(g);
+    } catch (const ProtocolError&) {
+      ++refused;
+    }
+  }
+  CHECK(refused > 0);
+}
+
+TEST_CASE("option checks name the bad field") {
+  mrd::measure::MeasureOptions o;
+  CHECK(check_options(o).empty());
+  o.run_timeout = -1;
+  CHECK(check_options(o).find("run timeout") != std::string::npos);
+  o = {};
+  o.number = 0;
+  CHECK_FALSE(check_options(o).empty());
+}
+
+TEST_CASE("worker job messages round trip") {
+  BuildJob b;
+  b.job_id = 12;
+  b.task = std::string("\x00\x01task", 6);
+  b.steps = R"([["SP", 2, 0, 64, [8], 1]])";
+  b.options.build_timeout = 2.5;
+  auto b2 = decode<BuildJob>(encode(b).substr(kHeaderSize));
+  CHECK(b2.job_id == 12);
+  CHECK(b2.task == b.task);
+  CHECK(b2.steps == b.steps);
+  CHECK(b2.options.build_timeout == 2.5);
+
+  RunJob r;
+  r.job_id = 13;
+  r.artifact = "/cache/ab/cd.so";
+  r.options.enable_cpu_cache_flush = true;
+  auto r2 = decode<RunJob>(encode(r).substr(kHeaderSize));
+  CHECK(r2.artifact == r.artifact);
+  CHECK(r2.options.enable_cpu_cache_flush);
+
+  WorkerReady w;
+  w.pid = 4242;
+  CHECK(decode<WorkerReady>(encode(w).substr(kHeaderSize)).pid == 4242);
+}
