@@ -91,7 +91,7 @@ TaskFile parse_task_file(std::string_view json_text) {
   json root;
   try {
     root = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e999
     throw UserError(str_cat("task file: not valid JSON: ", e.what()));
   }
   MRD_USER_CHECK(root.is_object(), "task file: the top level must be an object");

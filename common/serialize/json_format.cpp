@@ -8,6 +8,8 @@
 #include <rapidjson/reader.h>
 // clang-format on
 
+#include <algorithm>
+#include <cstdint>
 #include <istream>
 #include <sstream>
 
@@ -109,6 +111,41 @@ struct SyntaxCheck : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, SyntaxCheck
     --depth;
     return true;
   }
+  /// cereal's parse that follows converts numbers with rapidjson 1.1's full-precision strtod,
+  /// which indexes its table of powers of ten out of bounds when a number's digits and exponent
+  /// reach past about 10^+-348 (e.g. 128.7483...e-336 with 41 digits). Such a number is
+  /// refused here; nothing the writer emits comes near (at most 17 significant digits, or 20
+  /// for integers, and exponents within the double range).
+  bool RawNumber(const char* text, rapidjson::SizeType length, bool) {
+    seen_root = true;
+    if (number_in_conversion_range(std::string_view(text, length))) return true;
+    bad_number = true;
+    return false;
+  }
+  bool bad_number = false;
+
+ private:
+  /// With I integer digits, F fraction digits and exponent E, the conversion needs powers of
+  /// ten between 10^(E-F) and 10^(E+I); its table spans 10^-348 to 10^347.
+  static bool number_in_conversion_range(std::string_view t) {
+    constexpr int64_t kBound = 340;
+    size_t i = 0;
+    auto digit = [&] { return i < t.size() && t[i] >= '0' && t[i] <= '9'; };
+    if (i < t.size() && t[i] == '-') ++i;
+    int64_t int_digits = 0, frac_digits = 0, exp = 0;
+    for (; digit(); ++i) ++int_digits;
+    if (i < t.size() && t[i] == '.')
+      for (++i; digit(); ++i) ++frac_digits;
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+      ++i;
+      bool negative = i < t.size() && t[i] == '-';
+      if (i < t.size() && (t[i] == '-' || t[i] == '+')) ++i;
+      for (; digit(); ++i) exp = std::min<int64_t>(exp * 10 + (t[i] - '0'), 1000000);
+      if (negative) exp = -exp;
+    }
+    if (i != t.size()) return true;  // NaN or Infinity: nothing to convert
+    return exp - frac_digits >= -kBound && exp + int_digits <= kBound;
+  }
 };
 
 void check_syntax(std::string_view text) {
@@ -118,11 +155,17 @@ void check_syntax(std::string_view text) {
   rapidjson::MemoryStream ms(text.data(), text.size());
   rapidjson::Reader reader;
   SyntaxCheck check;
-  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag |
+  // Numbers arrive as text (see SyntaxCheck::RawNumber); this pass converts none.
+  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag |
                               rapidjson::kParseNanAndInfFlag |
                               rapidjson::kParseValidateEncodingFlag;
   rapidjson::ParseResult ok = reader.Parse<kFlags>(ms, check);
   if (!ok) {
+    if (ok.Code() == rapidjson::kParseErrorTermination && check.bad_number) {
+      throw DecodeError(DecodeErrc::Malformed,
+                        str_cat("JSON number at offset ", ok.Offset(), " has too many digits or an "
+                                "exponent too far outside the range of a double"));
+    }
     if (ok.Code() == rapidjson::kParseErrorTermination) {
       throw DecodeError(DecodeErrc::Malformed,
                         str_cat("JSON nested deeper than ", kMaxJsonNesting, " levels"));
