@@ -3,11 +3,16 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "common/codegen/affine_index.h"
+#include "common/codegen/expand_unrolled.h"
 #include "common/ir/expr_functor.h"
 #include "common/ir/stmt_functor.h"
+#include "common/ir/substitute.h"
 #include "common/util/error.h"
 
 namespace mrd::codegen {
@@ -39,6 +44,14 @@ static inline double mrd_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
 static inline int32_t mrd_abs_i32(int32_t x) { return x < 0 ? -x : x; }
 static inline int64_t mrd_abs_i64(int64_t x) { return x < 0 ? -x : x; }
 static inline void* mrd_alloc(size_t bytes) { return aligned_alloc(64, (bytes + 63) / 64 * 64); }
+#define MRD_DEF_VEC(T, N, S) \
+  typedef T mrd_##S __attribute__((vector_size(sizeof(T) * N))); \
+  static inline mrd_##S mrd_ld_##S(const T* p) { mrd_##S r; __builtin_memcpy(&r, p, sizeof r); return r; } \
+  static inline void mrd_st_##S(T* p, mrd_##S v) { __builtin_memcpy(p, &v, sizeof v); } \
+  static inline mrd_##S mrd_bc_##S(T x) { return x - (mrd_##S){0}; }
+MRD_DEF_VEC(float, 16, v16f) MRD_DEF_VEC(float, 8, v8f) MRD_DEF_VEC(float, 4, v4f) MRD_DEF_VEC(float, 2, v2f)
+MRD_DEF_VEC(double, 8, v8d) MRD_DEF_VEC(double, 4, v4d) MRD_DEF_VEC(double, 2, v2d)
+MRD_DEF_VEC(int32_t, 16, v16i) MRD_DEF_VEC(int32_t, 8, v8i) MRD_DEF_VEC(int32_t, 4, v4i) MRD_DEF_VEC(int32_t, 2, v2i)
 )";
 
 const char* c_type(DType t) {
@@ -123,7 +136,7 @@ class CEmitter : public ExprFunctor<std::string> {
           << "*)__builtin_assume_aligned(args[" << i << "], 64);  /* " << sanitize(b->name)
           << " " << dtype_name(b->dtype) << shape_text(b->shape) << " */\n";
     }
-    if (f.body.defined()) emit_stmt(f.body, 1);
+    if (f.body.defined()) emit_stmt(expand_unrolled(f.body), 1);
     os_ << "  return mrd_err;\n}\n";
     return os_.str();
   }
@@ -158,6 +171,7 @@ class CEmitter : public ExprFunctor<std::string> {
   std::string bind_var(const Var& v) {
     std::string name = str_cat("v", next_var_++);
     vars_[v.get()] = name;
+    if (region_active_) region_bound_.insert(v.get());
     return name;
   }
 
@@ -229,6 +243,316 @@ class CEmitter : public ExprFunctor<std::string> {
     return s;
   }
 
+  // ---- vector loops and registers for local buffers ----------------------------------------
+
+  /// A local buffer kept in registers within a region: each accessed chunk (W lanes at a
+  /// constant offset from a region-invariant base; W = 0 for single elements) is one variable.
+  struct Promotion {
+    DType dtype = DType::Float32;
+    int64_t size = 0;
+    int width = -1;
+    std::string base_key, base_c, prefix;
+    int64_t residue = 0;
+    std::map<int64_t, bool> regs;  // offset -> stored in the region
+    int64_t base_lo = 0, base_hi = 0;
+    bool failed = false;
+  };
+  std::unordered_map<const BufferNode*, Promotion> promo_;
+  std::unordered_map<const BufferNode*, int64_t> allocated_;  // allocations in scope -> elements
+  std::unordered_set<const ExprNode*> region_bound_;
+  std::unordered_map<const ExprNode*, std::pair<int64_t, int64_t>> ranges_;
+  bool region_active_ = false;
+  static constexpr int kMaxVectorRegisters = 28;
+  static constexpr int kMaxScalarRegisters = 64;
+  static constexpr int64_t kMaxScalarLanes = 4;
+
+  /// The lane being emitted in a vector statement: loop variable, first lane's value, width.
+  struct Lane {
+    const ExprNode* var = nullptr;
+    int64_t start = 0;
+    int width = 0;
+    DType dtype = DType::Float32;
+  };
+
+  static std::string vec_tag(DType t, int w) {
+    const char* c = t == DType::Float32 ? "f" : t == DType::Float64 ? "d" : "i";
+    return str_cat("v", w, c);
+  }
+
+  static bool uses(const Expr& e, const ExprNode* v) {
+    bool found = false;
+    post_order_visit(e, [&](const Expr& x) { found = found || x.get() == v; });
+    return found;
+  }
+
+  // The variable standing for buffer `b` at the access, or "" when `b` is not promoted here
+  // (the access then goes to memory; a failed promotion is retried without `b`).
+  std::string promoted(const Buffer& b, const std::vector<Expr>& indices, const Lane* lane, bool store) {
+    auto it = promo_.find(b.get());
+    if (it == promo_.end() || it->second.failed) return "";
+    Promotion& p = it->second;
+    AffineIndex a = flat_affine(b, indices);
+    int width = 0;
+    int64_t offset = a.constant;
+    if (lane) {
+      if (a.coefficient(static_cast<const VarNode*>(lane->var)) != 1) return p.failed = true, "";
+      for (auto t = a.terms.begin(); t != a.terms.end(); ++t) {
+        if (t->second.first.get() == lane->var) {
+          a.terms.erase(t);
+          break;
+        }
+      }
+      width = lane->width;
+      offset += lane->start;
+    }
+    int64_t lo = 0, hi = 0;
+    for (const auto& [key, term] : a.terms) {
+      bool bound = false;
+      post_order_visit(term.first, [&](const Expr& x) { bound = bound || region_bound_.count(x.get()); });
+      auto r = ranges_.find(term.first.get());
+      if (bound || r == ranges_.end()) return p.failed = true, "";
+      int64_t k = term.second;
+      lo += k > 0 ? k * r->second.first : k * r->second.second;
+      hi += k > 0 ? k * r->second.second : k * r->second.first;
+    }
+    int64_t w = std::max(width, 1);
+    if (lo + offset < 0 || hi + offset + w > p.size) return p.failed = true, "";
+    if (p.width < 0) {
+      p.width = width;
+      p.base_key = a.base_key();
+      p.residue = ((offset % w) + w) % w;
+      Expr base = IntImmNode::make(DType::Int32, 0);
+      for (const auto& [key, term] : a.terms) base = base + term.first * Expr(term.second);
+      p.base_c = visit(base);
+      p.base_lo = lo;
+      p.base_hi = hi;
+      p.prefix = str_cat("r", next_var_++, "_");
+    } else if (p.width != width || p.base_key != a.base_key() || ((offset % w) + w) % w != p.residue) {
+      return p.failed = true, "";
+    }
+    auto r = p.regs.emplace(offset, false).first;
+    r->second = r->second || store;
+    return str_cat(p.prefix, offset < 0 ? "m" : "", std::abs(offset));
+  }
+
+  // Lane-invariant condition chain around one store: the vectorizable body form.
+  static const StoreNode* vector_store(const Stmt& body, const ExprNode* var,
+                                       std::vector<Expr>& conds) {
+    Stmt s = body;
+    while (const auto* i = s.as<IfThenElseNode>()) {
+      if (i->else_case.defined() || uses(i->cond, var)) return nullptr;
+      conds.push_back(i->cond);
+      s = i->then_case;
+    }
+    return s.as<StoreNode>();
+  }
+
+  bool vector_expr_ok(const Expr& e, const StoreNode* st, const AffineIndex& st_index,
+                      const VarNode* var) {
+    if (!uses(e, var)) {
+      bool reads_target = false;
+      post_order_visit(e, [&](const Expr& x) {
+        const auto* l = x.as<BufferLoadNode>();
+        reads_target = reads_target || (l && l->buffer.get() == st->buffer.get());
+      });
+      return !reads_target && e->dtype == st->buffer->dtype;
+    }
+    if (e->dtype != st->buffer->dtype) return false;
+    if (const auto* l = e.as<BufferLoadNode>()) {
+      AffineIndex a = flat_affine(l->buffer, l->indices);
+      if (a.coefficient(var) != 1 || a.atom_uses(var)) return false;
+      if (l->buffer.get() == st->buffer.get()) {
+        return a.base_key() == st_index.base_key() && a.constant == st_index.constant;
+      }
+      return true;
+    }
+    if (const auto* b = e.as<BinaryNode>()) {
+      bool op_ok = b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul ||
+                   (b->op == BinaryOp::Div && is_float(b->dtype));
+      return op_ok && vector_expr_ok(b->a, st, st_index, var) && vector_expr_ok(b->b, st, st_index, var);
+    }
+    return false;
+  }
+
+  std::string vector_expr(const Expr& e, const Lane& lane) {
+    std::string tag = vec_tag(lane.dtype, lane.width);
+    if (!uses(e, lane.var)) return str_cat("mrd_bc_", tag, "(", visit(e), ")");
+    if (const auto* l = e.as<BufferLoadNode>()) {
+      std::string r = promoted(l->buffer, l->indices, &lane, false);
+      if (!r.empty()) return r;
+      return str_cat("mrd_ld_", tag, "(&", buffer_name(l->buffer), "[", flat_index(l->buffer, l->indices), "])");
+    }
+    const auto* b = e.as<BinaryNode>();
+    MRD_CHECK(b != nullptr, "vector expression of an unexpected form");
+    const char* op = b->op == BinaryOp::Add ? " + " : b->op == BinaryOp::Sub ? " - " : b->op == BinaryOp::Mul ? " * " : " / ";
+    return str_cat("(", vector_expr(b->a, lane), op, vector_expr(b->b, lane), ")");
+  }
+
+  // Emits a vectorized loop as GCC vector statements when its body is one store (under
+  // lane-invariant conditions) of contiguous or invariant operands; false to fall back.
+  bool emit_vector_loop(const ForNode* op, int depth) {
+    const int64_t* cmin = as_const_int(op->min);
+    const int64_t* cext = as_const_int(op->extent);
+    if (!cmin || !cext || *cext < 2) return false;
+    const VarNode* var = op->var.as<VarNode>();
+    std::vector<Expr> conds;
+    const StoreNode* st = vector_store(op->body, var, conds);
+    if (!st) return false;
+    DType t = st->buffer->dtype;
+    if (t != DType::Float32 && t != DType::Float64 && t != DType::Int32) return false;
+    int width = 64 / dtype_bytes(t);
+    while (width > 1 && *cext % width != 0) width /= 2;
+    if (width < 2) return false;
+    AffineIndex si = flat_affine(st->buffer, st->indices);
+    if (si.coefficient(var) != 1 || si.atom_uses(var)) return false;
+    if (!vector_expr_ok(st->value, st, si, var)) return false;
+    std::string tag = vec_tag(t, width);
+    for (int64_t g = 0; g < *cext / width; ++g) {
+      Lane lane{op->var.get(), *cmin + g * width, width, t};
+      Scope scope(*this, op->var);
+      std::string v = bind_var(op->var);
+      nonneg_[op->var.get()] = lane.start >= 0;
+      region_bound_.insert(op->var.get());
+      indent(os_, depth);
+      os_ << "{\n";
+      indent(os_, depth + 1);
+      os_ << "const " << c_type(op->var->dtype) << " " << v << " = " << int_literal(op->var->dtype, lane.start) << ";\n";
+      int d = depth + 1;
+      for (const Expr& c : conds) {
+        indent(os_, d++);
+        os_ << "if (" << visit(c) << ") {\n";
+      }
+      std::string value = vector_expr(st->value, lane);
+      std::string r = promoted(st->buffer, st->indices, &lane, true);
+      indent(os_, d);
+      if (!r.empty()) {
+        os_ << r << " = " << value << ";\n";
+      } else {
+        os_ << "mrd_st_" << tag << "(&" << buffer_name(st->buffer) << "[" << flat_index(st->buffer, st->indices)
+            << "], " << value << ");\n";
+      }
+      while (d > depth + 1) {
+        indent(os_, --d);
+        os_ << "}\n";
+      }
+      indent(os_, depth);
+      os_ << "}\n";
+    }
+    return true;
+  }
+
+  static bool has_inner_loops(const Stmt& s) {
+    struct Finder : StmtVisitor {
+      bool found = false;
+      void visit_(const ForNode* op, const Stmt& self) override {
+        if (op->for_kind != ForKind::Vectorized) found = true;
+        StmtVisitor::visit_(op, self);
+      }
+    } f;
+    f.visit(s);
+    return f.found;
+  }
+
+  std::vector<const BufferNode*> accessed_locals(const Stmt& s) {
+    struct Finder : StmtVisitor {
+      CEmitter* e;
+      std::vector<const BufferNode*> out;
+      void add(const BufferNode* b) {
+        if (e->allocated_.count(b) && std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+      }
+      void visit_(const StoreNode* op, const Stmt& self) override {
+        add(op->buffer.get());
+        StmtVisitor::visit_(op, self);
+      }
+      void visit_expr(const Expr& x) override {
+        post_order_visit(x, [&](const Expr& y) {
+          if (const auto* l = y.as<BufferLoadNode>()) add(l->buffer.get());
+        });
+      }
+    } f;
+    f.e = this;
+    f.visit(s);
+    return f.out;
+  }
+
+  // Emits `body` with the local buffers `cands` in registers where every access allows it
+  // (retrying without the buffers that do not), else as is.
+  void emit_region(const Stmt& body, int depth, std::vector<const BufferNode*> cands) {
+    if (region_active_ || cands.empty()) {
+      emit_stmt(body, depth);
+      return;
+    }
+    region_active_ = true;
+    while (!cands.empty()) {
+      promo_.clear();
+      region_bound_.clear();
+      for (const BufferNode* b : cands) {
+        Promotion p;
+        p.dtype = b->dtype;
+        p.size = allocated_.at(b);
+        promo_.emplace(b, p);
+      }
+      std::ostringstream saved;
+      saved.swap(os_);
+      const int saved_next = next_var_;
+      emit_stmt(body, depth + 1);
+      std::string text = os_.str();
+      os_.swap(saved);
+      int vregs = 0, sregs = 0;
+      for (const auto& [b, p] : promo_) (p.width > 0 ? vregs : sregs) += static_cast<int>(p.regs.size());
+      std::vector<const BufferNode*> keep;
+      for (const BufferNode* b : cands) {
+        const Promotion& p = promo_.at(b);
+        bool ok = !p.failed && !p.regs.empty() && vregs <= kMaxVectorRegisters && sregs <= kMaxScalarRegisters;
+        if (ok) keep.push_back(b);
+      }
+      if (keep.size() == cands.size()) {
+        indent(os_, depth);
+        os_ << "{\n";
+        for (const BufferNode* b : cands) {
+          const Promotion& p = promo_.at(b);
+          for (const auto& [off, stored] : p.regs) {
+            indent(os_, depth + 1);
+            std::string name = str_cat(p.prefix, off < 0 ? "m" : "", std::abs(off));
+            std::string addr = str_cat("&", buffers_.at(b), "[", p.base_c, " + ", int_literal(DType::Int32, off), "]");
+            if (p.width > 0) {
+              std::string tag = vec_tag(p.dtype, p.width);
+              os_ << "mrd_" << tag << " " << name << " = mrd_ld_" << tag << "(" << addr << ");\n";
+            } else {
+              os_ << c_type(p.dtype) << " " << name << " = *" << addr << ";\n";
+            }
+          }
+        }
+        os_ << text;
+        for (const BufferNode* b : cands) {
+          const Promotion& p = promo_.at(b);
+          for (const auto& [off, stored] : p.regs) {
+            if (!stored) continue;
+            indent(os_, depth + 1);
+            std::string name = str_cat(p.prefix, off < 0 ? "m" : "", std::abs(off));
+            std::string addr = str_cat("&", buffers_.at(b), "[", p.base_c, " + ", int_literal(DType::Int32, off), "]");
+            if (p.width > 0) {
+              os_ << "mrd_st_" << vec_tag(p.dtype, p.width) << "(" << addr << ", " << name << ");\n";
+            } else {
+              os_ << "*" << addr << " = " << name << ";\n";
+            }
+          }
+        }
+        indent(os_, depth);
+        os_ << "}\n";
+        promo_.clear();
+        region_active_ = false;
+        return;
+      }
+      next_var_ = saved_next;
+      cands = keep;
+    }
+    promo_.clear();
+    region_bound_.clear();
+    region_active_ = false;
+    emit_stmt(body, depth);
+  }
+
   // ---- statements --------------------------------------------------------------------------
 
   static bool contains_vectorized(const Stmt& s) {
@@ -276,9 +600,15 @@ class CEmitter : public ExprFunctor<std::string> {
       case StmtKind::Allocate: emit_allocate(s.as<AllocateNode>(), depth); break;
       case StmtKind::Store: {
         const auto* op = s.as<StoreNode>();
+        std::string value = visit(op->value);
+        std::string reg = promoted(op->buffer, op->indices, nullptr, true);
         indent(os_, depth);
+        if (!reg.empty()) {
+          os_ << reg << " = " << value << ";\n";
+          break;
+        }
         os_ << buffer_name(op->buffer) << "[" << flat_index(op->buffer, op->indices)
-            << "] = " << visit(op->value) << ";\n";
+            << "] = " << value << ";\n";
         break;
       }
       case StmtKind::IfThenElse: {
@@ -327,8 +657,24 @@ class CEmitter : public ExprFunctor<std::string> {
     Scope scope(*this, op->var);
     const int64_t copies_before = vector_copies_;
     bool nonneg = non_negative(op->min);
+    if (op->for_kind == ForKind::Vectorized && emit_vector_loop(op, depth)) return;
+    // A short vectorized loop outside the vector form, one statement long: its lanes as
+    // scalar statements (many tiny simd loops cost the compiler more than they give).
+    if (op->for_kind == ForKind::Vectorized && cmin && cext && *cext <= kMaxScalarLanes &&
+        (op->body.as<StoreNode>() || op->body.as<IfThenElseNode>()) && !has_inner_loops(op->body)) {
+      for (int64_t i = 0; i < *cext; ++i) {
+        emit_stmt(substitute(op->body, VarMap{{op->var.as<VarNode>(), IntImmNode::make(op->var->dtype, *cmin + i)}}), depth);
+      }
+      return;
+    }
     std::string v = bind_var(op->var);
     nonneg_[op->var.get()] = nonneg;
+    struct RangeScope {
+      CEmitter& e;
+      const ExprNode* var;
+      ~RangeScope() { e.ranges_.erase(var); }
+    } range_scope{*this, op->var.get()};
+    if (cmin && cext && *cext > 0) ranges_[op->var.get()] = {*cmin, *cmin + *cext - 1};
 
     switch (op->for_kind) {
       case ForKind::Parallel:
@@ -363,7 +709,11 @@ class CEmitter : public ExprFunctor<std::string> {
     indent(os_, depth);
     os_ << "for (" << t << " " << v << " = " << lo << "; " << v << " < " << hi << "; ++" << v
         << ") {\n";
-    emit_stmt(op->body, depth + 1);
+    if (op->for_kind != ForKind::Vectorized && !has_inner_loops(op->body)) {
+      emit_region(op->body, depth + 1, accessed_locals(op->body));
+    } else {
+      emit_stmt(op->body, depth + 1);
+    }
     vector_copies_ = copies_before;
     indent(os_, depth);
     os_ << "}\n";
@@ -385,10 +735,16 @@ class CEmitter : public ExprFunctor<std::string> {
     indent(os_, depth);
     os_ << "{  /* " << sanitize(b->name) << " " << dtype_name(b->dtype) << shape_text(b->shape)
         << " */\n";
+    allocated_[b.get()] = n;
     if (bytes <= kMaxStackAllocationBytes) {
       indent(os_, depth + 1);
       os_ << t << " " << name << "[" << n << "] __attribute__((aligned(64)));\n";
-      emit_stmt(op->body, depth + 1);
+      // A buffer that fits in registers may live in them for its whole scope.
+      if (n * dtype_bytes(b->dtype) <= 64 * kMaxVectorRegisters) {
+        emit_region(op->body, depth + 1, {b.get()});
+      } else {
+        emit_stmt(op->body, depth + 1);
+      }
     } else {
       indent(os_, depth + 1);
       os_ << t << "* restrict " << name << " = (" << t << "*)mrd_alloc((size_t)INT64_C(" << bytes
@@ -398,6 +754,7 @@ class CEmitter : public ExprFunctor<std::string> {
       emit_stmt(op->body, depth + 2);
       indent(os_, depth + 2);
       os_ << "free(" << name << ");\n";
+      allocated_.erase(b.get());
       indent(os_, depth + 1);
       os_ << "} else {\n";
       indent(os_, depth + 2);
@@ -405,6 +762,7 @@ class CEmitter : public ExprFunctor<std::string> {
       indent(os_, depth + 1);
       os_ << "}\n";
     }
+    allocated_.erase(b.get());  // out of scope: never a candidate outside its allocation
     indent(os_, depth);
     os_ << "}\n";
   }
@@ -498,6 +856,8 @@ class CEmitter : public ExprFunctor<std::string> {
     throw_internal(__FILE__, __LINE__, "a reduction reached code generation");
   }
   std::string visit_(const BufferLoadNode* op, const Expr&) override {
+    std::string reg = promoted(op->buffer, op->indices, nullptr, false);
+    if (!reg.empty()) return reg;
     return str_cat(buffer_name(op->buffer), "[", flat_index(op->buffer, op->indices), "]");
   }
 };

@@ -5,10 +5,14 @@
 //
 // Every identifier in the output is generated (buffers b0, b1, ..., variables v0, v1, ...);
 // names from the workload appear only in comments, reduced to [A-Za-z0-9_]. Parallel loops
-// become OpenMP `parallel for`, vectorized loops `omp simd` (when the loop carries no
-// dependence a store could create), unrolled loops (lowering decides which, from
-// auto_unroll_max_step) `GCC unroll`, except where that would make more than a few copies
-// of a vectorized loop (the compiler then unrolls after vectorizing). Floats are written exactly (hex literals).
+// become OpenMP `parallel for`. Unrolled loops with constant bounds are expanded into copies
+// (expand_unrolled.h), larger ones get `GCC unroll`. A vectorized loop whose body is one store
+// of contiguous or lane-invariant operands under lane-invariant conditions, with + - * (and /
+// for floats), becomes GCC vector statements (16 float lanes, 8 double lanes...); other ones
+// stay `omp simd` loops (extent <= 4: scalar statements). A local allocation whose accesses
+// within a loop body (or its whole scope) are all at constant offsets from one invariant base
+// lives there in variables (vector or scalar registers), loaded on entry and stored on exit.
+// Floats are written exactly (hex literals).
 #pragma once
 
 #include <cstdint>

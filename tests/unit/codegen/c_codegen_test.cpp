@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -105,14 +106,16 @@ TEST_CASE("emit_c: parallel, vectorized and unrolled loops compute a matmul") {
   PrimFunc f = matmul(n, ForKind::Parallel, ForKind::Vectorized, ForKind::Unrolled);
   std::string src = codegen::emit_c(f);
   CHECK(src.find("#pragma omp parallel for schedule(static)") != std::string::npos);
-  CHECK(src.find("#pragma omp simd") != std::string::npos);
-  // k holds the vectorized j loop: 24 copies of it are too many to unroll before
-  // vectorization; that is left to the compiler. 8 copies are fine.
+  // j (24 lanes) becomes three 8-wide vector statements; k (unrolled) is expanded into 24
+  // copies of them, which stay under kMaxUnrolledStores.
+  CHECK(src.find("mrd_st_v8f(") != std::string::npos);
+  CHECK(src.find("#pragma omp simd") == std::string::npos);
   CHECK(src.find("#pragma GCC unroll") == std::string::npos);
   PrimFunc few = matmul(8, ForKind::Parallel, ForKind::Vectorized, ForKind::Unrolled);
-  CHECK(codegen::emit_c(few).find("#pragma GCC unroll 8") != std::string::npos);
+  CHECK(codegen::emit_c(few).find("mrd_st_v8f(") != std::string::npos);
   check_matmul(few, 8);
   check_matmul(f, n);
+  // 24 x 24 stores are too many to expand: the loop stays, for the compiler to unroll.
   PrimFunc g = matmul(n, ForKind::Parallel, ForKind::Serial, ForKind::Unrolled);
   CHECK(codegen::emit_c(g).find("#pragma GCC unroll 24") != std::string::npos);
   check_matmul(g, n);
@@ -248,4 +251,121 @@ TEST_CASE("emit_c: floordiv of a non-negative index by a positive constant is pl
   void* args[] = {o.p};
   REQUIRE(k->entry(args) == 0);
   for (int x = 0; x < 12; ++x) CHECK(o[x] == (x / 4) * 10 + x % 4);
+}
+
+// out[i, r] = sum_k in[i, k] * w[r, k] with acc[4] (local) accumulating over a serial k and
+// an unrolled r: every index into acc is constant once r is expanded, so acc lives in scalar
+// registers for its whole scope.
+TEST_CASE("emit_c: a local buffer with constant indices becomes scalar variables") {
+  const int n = 37;
+  auto in = BufferNode::make("in", DType::Float32, {n, n});
+  auto w = BufferNode::make("w", DType::Float32, {4, n});
+  auto out = BufferNode::make("out", DType::Float32, {n, 4});
+  auto acc = BufferNode::make("acc.local", DType::Float32, {4}, MemScope::Local);
+  Var i("i"), k("k"), r0("r0"), r1("r1"), r2("r2");
+  Stmt init = ForNode::make(r0, 0, 4, ForKind::Unrolled, store(acc, r0, Expr(0.0f)));
+  Stmt upd = ForNode::make(k, 0, n, ForKind::Serial,
+      ForNode::make(r1, 0, 4, ForKind::Unrolled,
+                    store(acc, r1, load(acc, r1) + load(in, i * n + k) * load(w, r1 * n + k))));
+  Stmt out_st = ForNode::make(r2, 0, 4, ForKind::Unrolled, store(out, i * 4 + r2, load(acc, r2)));
+  Stmt body = ForNode::make(i, 0, n, ForKind::Serial,
+                            AllocateNode::make(acc, SeqNode::make({init, upd, out_st})));
+  std::string src = codegen::emit_c(PrimFunc{{in, w, out}, body});
+  INFO(src);
+  // Four scalar variables stand for acc; the loop over k touches no array named for it.
+  CHECK(src.find("float r") != std::string::npos);
+  CHECK(src.find("b3[0]") == std::string::npos);
+  CHECK(src.find("GCC unroll") == std::string::npos);
+  auto kern = build(src);
+  Aligned<float> a(n * n), b(4 * n), o(n * 4);
+  for (int x = 0; x < n * n; ++x) a[x] = float((x * 7) % 11) - 5.0f;
+  for (int x = 0; x < 4 * n; ++x) b[x] = float((x * 5) % 9) - 4.0f;
+  void* args[] = {a.p, b.p, o.p};
+  REQUIRE(kern->entry(args) == 0);
+  for (int x = 0; x < n; ++x)
+    for (int y = 0; y < 4; ++y) {
+      float want = 0;
+      for (int z = 0; z < n; ++z) want += a[x * n + z] * b[y * n + z];
+      REQUIRE(o[x * 4 + y] == want);
+    }
+}
+
+// The register tile of a tiled matmul: for each row block (serial ib) the accumulator rows
+// (unrolled ii) times 32 lanes (vectorized j) live in vector variables over the body of the k
+// loop, under a lane-invariant guard as TVM's bound checks produce; a lane-invariant operand
+// is broadcast.
+TEST_CASE("emit_c: vectorized loops become vector statements with register accumulators") {
+  const int m = 10, n = 32, kk = 9;  // rows 3 blocks of 4, the last one partial
+  auto A = BufferNode::make("A", DType::Float32, {m, kk});
+  auto B = BufferNode::make("B", DType::Float32, {kk, n});
+  auto C = BufferNode::make("C", DType::Float32, {m, n});
+  auto acc = BufferNode::make("C.local", DType::Float32, {4, n}, MemScope::Local);
+  Var ib("ib"), k("k"), ii("ii"), j("j"), ii0("ii0"), j0("j0"), ii2("ii2"), j2("j2");
+  Expr row = ib * 4 + ii;
+  auto guard = [&](Expr r, Stmt s) {
+    return IfThenElseNode::make(CallNode::make(CallOp::Likely, {r < m}), std::move(s));
+  };
+  Stmt init = ForNode::make(ii0, 0, 4, ForKind::Unrolled,
+      ForNode::make(j0, 0, n, ForKind::Vectorized, store(acc, ii0 * n + j0, Expr(0.0f))));
+  Stmt upd = ForNode::make(k, 0, kk, ForKind::Serial,
+      ForNode::make(ii, 0, 4, ForKind::Unrolled,
+          ForNode::make(j, 0, n, ForKind::Vectorized,
+              guard(row, store(acc, ii * n + j,
+                               load(acc, ii * n + j) + load(A, row * kk + k) * load(B, k * n + j))))));
+  Stmt wb = ForNode::make(ii2, 0, 4, ForKind::Serial,
+      ForNode::make(j2, 0, n, ForKind::Vectorized,
+          guard(ib * 4 + ii2, store(C, (ib * 4 + ii2) * n + j2, load(acc, ii2 * n + j2) * 2.0f))));
+  Stmt body = ForNode::make(ib, 0, 3, ForKind::Serial,
+                            AllocateNode::make(acc, SeqNode::make({init, upd, wb})));
+  std::string src = codegen::emit_c(PrimFunc{{A, B, C}, body});
+  INFO(src);
+  CHECK(src.find("mrd_v16f r") != std::string::npos);      // accumulators in vector variables
+  CHECK(src.find("mrd_bc_v16f(b0[") != std::string::npos);  // A broadcast
+  CHECK(src.find("mrd_ld_v16f(&b1[") != std::string::npos); // B loaded contiguously
+  CHECK(src.find("mrd_st_v16f(&b2[") != std::string::npos); // C stored contiguously
+  CHECK(src.find("omp simd") == std::string::npos);
+  auto kern = build(src);
+  Aligned<float> a(m * kk), b(kk * n), c(m * n);
+  for (int x = 0; x < m * kk; ++x) a[x] = float((x * 3) % 7) - 3.0f;
+  for (int x = 0; x < kk * n; ++x) b[x] = float((x * 5) % 13) - 6.0f;
+  for (int x = 0; x < m * n; ++x) c[x] = -1234.0f;
+  void* args[] = {a.p, b.p, c.p};
+  REQUIRE(kern->entry(args) == 0);
+  for (int x = 0; x < m; ++x)
+    for (int y = 0; y < n; ++y) {
+      float want = 0;
+      for (int z = 0; z < kk; ++z) want += a[x * kk + z] * b[z * n + y];
+      REQUIRE(c[x * n + y] == want * 2.0f);
+    }
+}
+
+// Bodies the vector form cannot express keep the scalar loop: a strided read, a guard that
+// varies across lanes, a call.
+TEST_CASE("emit_c: vectorized loops outside the vector form fall back to omp simd") {
+  const int n = 16;
+  auto in = BufferNode::make("in", DType::Float32, {2 * n});
+  auto out = BufferNode::make("out", DType::Float32, {3 * n});
+  Var j("j"), j2("j2"), j3("j3");
+  Stmt strided = ForNode::make(j, 0, n, ForKind::Vectorized, store(out, j, load(in, j * 2) + 1.0f));
+  Stmt varying = ForNode::make(j2, 0, n, ForKind::Vectorized,
+      IfThenElseNode::make(j2 < 5, store(out, j2 + n, load(in, j2)), store(out, j2 + n, Expr(7.0f))));
+  Stmt call = ForNode::make(j3, 0, n, ForKind::Vectorized,
+      store(out, j3 + 2 * n, CallNode::make(CallOp::Sqrt, {load(in, j3)})));
+  for (const Stmt& s : {strided, varying, call}) {
+    std::string src = codegen::emit_c(PrimFunc{{in, out}, s});
+    INFO(src);
+    CHECK(src.find("#pragma omp simd") != std::string::npos);
+    CHECK(src.find("mrd_st_v") == std::string::npos);
+  }
+  std::string src = codegen::emit_c(PrimFunc{{in, out}, SeqNode::make({strided, varying, call})});
+  auto kern = build(src);
+  Aligned<float> a(2 * n), o(3 * n);
+  for (int x = 0; x < 2 * n; ++x) a[x] = float(x);
+  void* args[] = {a.p, o.p};
+  REQUIRE(kern->entry(args) == 0);
+  for (int x = 0; x < n; ++x) {
+    CHECK(o[x] == a[2 * x] + 1.0f);
+    CHECK(o[n + x] == (x < 5 ? a[x] : 7.0f));
+    CHECK(o[2 * n + x] == std::sqrt(a[x]));
+  }
 }

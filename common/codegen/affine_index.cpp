@@ -1,0 +1,120 @@
+#include "common/codegen/affine_index.h"
+
+#include <cstdio>
+
+#include "common/ir/expr_functor.h"
+#include "common/util/error.h"
+
+namespace mrd::codegen {
+
+using namespace ir;
+
+namespace {
+
+// Equal keys mean structurally equal expressions (variables by identity); an expression of a
+// kind not handled here gets a key of its own.
+std::string key_of(const Expr& e) {
+  char buf[48];
+  if (const auto* v = e.as<VarNode>()) {
+    std::snprintf(buf, sizeof buf, "v%p", static_cast<const void*>(v));
+    return buf;
+  }
+  if (const auto* c = e.as<IntImmNode>()) return str_cat("i", c->value);
+  if (const auto* b = e.as<BinaryNode>()) {
+    return str_cat("(", static_cast<int>(b->op), " ", key_of(b->a), " ", key_of(b->b), ")");
+  }
+  if (const auto* c = e.as<CastNode>()) {
+    return str_cat("(c", static_cast<int>(c->dtype), " ", key_of(c->value), ")");
+  }
+  std::snprintf(buf, sizeof buf, "n%p", static_cast<const void*>(e.get()));
+  return buf;
+}
+
+void add_scaled(AffineIndex& to, const AffineIndex& from, int64_t k) {
+  to.constant += from.constant * k;
+  for (const auto& [key, term] : from.terms) {
+    auto it = to.terms.find(key);
+    if (it == to.terms.end()) {
+      to.terms.emplace(key, std::make_pair(term.first, term.second * k));
+    } else {
+      it->second.second += term.second * k;
+      if (it->second.second == 0) to.terms.erase(it);
+    }
+  }
+}
+
+AffineIndex atom(const Expr& e) {
+  AffineIndex a;
+  a.terms.emplace(key_of(e), std::make_pair(e, int64_t{1}));
+  return a;
+}
+
+}  // namespace
+
+int64_t AffineIndex::coefficient(const VarNode* v) const {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "v%p", static_cast<const void*>(v));
+  auto it = terms.find(buf);
+  return it == terms.end() ? 0 : it->second.second;
+}
+
+bool AffineIndex::atom_uses(const VarNode* v) const {
+  for (const auto& [key, term] : terms) {
+    if (term.first.get() == v) continue;
+    bool found = false;
+    post_order_visit(term.first, [&](const Expr& x) { found = found || x.get() == v; });
+    if (found) return true;
+  }
+  return false;
+}
+
+std::string AffineIndex::base_key() const {
+  std::string s;
+  for (const auto& [key, term] : terms) s += str_cat(key, "*", term.second, "+");
+  return s;
+}
+
+AffineIndex affine_of(const Expr& e) {
+  if (const auto* c = e.as<IntImmNode>()) {
+    AffineIndex a;
+    a.constant = c->value;
+    return a;
+  }
+  if (const auto* b = e.as<BinaryNode>()) {
+    if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
+      AffineIndex a = affine_of(b->a);
+      add_scaled(a, affine_of(b->b), b->op == BinaryOp::Add ? 1 : -1);
+      return a;
+    }
+    if (b->op == BinaryOp::Mul) {
+      AffineIndex x = affine_of(b->a), y = affine_of(b->b);
+      if (y.terms.empty()) std::swap(x, y);
+      if (x.terms.empty()) {
+        AffineIndex a;
+        add_scaled(a, y, x.constant);
+        return a;
+      }
+    }
+  }
+  if (const auto* c = e.as<CastNode>()) {
+    // Widening an int32 index to int64 keeps its value.
+    if (c->dtype == DType::Int64 && c->value->dtype == DType::Int32) return affine_of(c->value);
+  }
+  return atom(e);
+}
+
+AffineIndex flat_affine(const Buffer& b, const std::vector<Expr>& indices) {
+  MRD_CHECK(!indices.empty(), "buffer access without an index");
+  if (indices.size() == 1) return affine_of(indices[0]);
+  MRD_CHECK(indices.size() == b->shape.size(), "buffer access with ", indices.size(),
+            " indices into a buffer of rank ", b->shape.size());
+  AffineIndex a;
+  int64_t stride = 1;
+  for (size_t d = indices.size(); d-- > 0;) {
+    add_scaled(a, affine_of(indices[d]), stride);
+    stride *= b->shape[d];
+  }
+  return a;
+}
+
+}  // namespace mrd::codegen

@@ -1,0 +1,37 @@
+// Affine form of an integer index expression: a constant plus integer multiples of atoms,
+// where an atom is a variable or a sub-expression that is not linear (a floordiv, a min...).
+// The code generator uses it to prove that a vectorized loop reads and writes contiguous
+// elements and to find constant offsets into local buffers.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/ir/expr.h"
+#include "common/ir/stmt.h"
+
+namespace mrd::codegen {
+
+struct AffineIndex {
+  /// Atoms by a structural key (variables by identity), with their expression and factor.
+  std::map<std::string, std::pair<ir::Expr, int64_t>> terms;
+  int64_t constant = 0;
+
+  /// Factor of variable `v` (0 when absent). A variable inside a non-linear atom is not
+  /// counted here: check `atom_uses` for that.
+  int64_t coefficient(const ir::VarNode* v) const;
+  /// True when a term other than `v` itself mentions `v`.
+  bool atom_uses(const ir::VarNode* v) const;
+  /// The terms only, without the constant (a key that equal bases share).
+  std::string base_key() const;
+};
+
+/// The affine form of an integer expression.
+AffineIndex affine_of(const ir::Expr& e);
+
+/// The affine form of the row-major flat index of `indices` into `b` (one index is used as is).
+AffineIndex flat_affine(const ir::Buffer& b, const std::vector<ir::Expr>& indices);
+
+}  // namespace mrd::codegen

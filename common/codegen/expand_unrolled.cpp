@@ -1,0 +1,71 @@
+#include "common/codegen/expand_unrolled.h"
+
+#include <algorithm>
+
+#include "common/ir/stmt_functor.h"
+#include "common/ir/substitute.h"
+
+namespace mrd::codegen {
+
+using namespace ir;
+
+namespace {
+
+/// Stores in `s`, counting a loop's body once per iteration where the extent is constant.
+int64_t store_count(const Stmt& s) {
+  switch (s->kind) {
+    case StmtKind::Store: return 1;
+    case StmtKind::For: {
+      const auto* op = s.as<ForNode>();
+      const int64_t* ext = as_const_int(op->extent);
+      int64_t body = store_count(op->body);
+      // A vectorized loop becomes a few vector statements.
+      if (op->for_kind == ForKind::Vectorized) return body;
+      return ext ? body * std::max<int64_t>(*ext, 1) : body;
+    }
+    case StmtKind::Allocate: return store_count(s.as<AllocateNode>()->body);
+    case StmtKind::IfThenElse: {
+      const auto* op = s.as<IfThenElseNode>();
+      return store_count(op->then_case) + (op->else_case.defined() ? store_count(op->else_case) : 0);
+    }
+    case StmtKind::Seq: {
+      int64_t n = 0;
+      for (const Stmt& x : s.as<SeqNode>()->stmts) n += store_count(x);
+      return n;
+    }
+    case StmtKind::Let: return store_count(s.as<LetNode>()->body);
+  }
+  return 1;
+}
+
+class Expander : public StmtMutator {
+ public:
+  Stmt run(const Stmt& s) { return visit(s); }
+
+ protected:
+  Stmt visit_(const ForNode* op, const Stmt& self) override {
+    Stmt body = visit(op->body);
+    const int64_t* mn = as_const_int(op->min);
+    const int64_t* ext = as_const_int(op->extent);
+    if (op->for_kind == ForKind::Unrolled && mn && ext && *ext >= 0 &&
+        *ext * store_count(body) <= kMaxUnrolledStores) {
+      std::vector<Stmt> copies;
+      for (int64_t i = 0; i < *ext; ++i) {
+        Expr value = IntImmNode::make(op->var->dtype, *mn + i);
+        copies.push_back(substitute(body, VarMap{{op->var.as<VarNode>(), value}}));
+      }
+      if (copies.empty()) return SeqNode::make({});
+      return SeqNode::make(std::move(copies));
+    }
+    if (body.same_as(op->body)) return self;
+    return ForNode::make(op->var, op->min, op->extent, op->for_kind, body, op->auto_unroll_max_step);
+  }
+};
+
+}  // namespace
+
+Stmt expand_unrolled(const Stmt& s) {
+  return Expander().run(s);
+}
+
+}  // namespace mrd::codegen
