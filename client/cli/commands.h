@@ -2,6 +2,7 @@
 // reports its own errors on stderr.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace mrd::cli {
@@ -31,9 +32,38 @@ struct ReplayArgs {
   bool quiet = false;
 };
 
+struct TuneArgs {
+  std::string workload;   ///< NAME:ARG,... (exclusive with task_file)
+  std::string task_file;  ///< a task file whose workload (and options) are tuned
+  int trials = 200;
+  int batch = 64;
+  uint64_t seed = 1;
+  int num_cores = 0;  ///< 0: the task file's, else the daemon's cores
+  std::string log_file;
+  bool resume = false;
+  bool show_c = false;
+  std::string c_out;
+  std::string dry_run;  ///< write the first batch as a task file instead of measuring
+  bool quiet = false;
+  std::optional<int> number, repeat, min_repeat_ms;
+};
+
+struct BestArgs {
+  std::string log_file;
+};
+
+struct PlotArgs {
+  std::string log_file;
+  std::string out = "curve.svg";
+  std::string title;
+};
+
 int run_submit(const Common& common, const SubmitArgs& args);
 int run_status(const Common& common);
 int run_workloads(const Common& common);
 int run_replay(const Common& common, const ReplayArgs& args);
+int run_tune(const Common& common, const TuneArgs& args);
+int run_best(const Common& common, const BestArgs& args);
+int run_plot(const Common& common, const PlotArgs& args);
 
 }  // namespace mrd::cli

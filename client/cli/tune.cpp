@@ -1,0 +1,272 @@
+// measurer tune: search a workload's schedules with the tuner, measuring each batch through
+// measurerd; the record log grows as results arrive; the best schedule is printed at the end.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "client/cli/commands.h"
+#include "client/cli/daemon_measurer.h"
+#include "client/cli/tvm_json.h"
+#include "client/cli/workload_spec.h"
+#include "client/lib/client.h"
+#include "client/tune/tuner.h"
+#include "common/codegen/c_codegen.h"
+#include "common/dag/flop_count.h"
+#include "common/lower/lower.h"
+#include "common/measure/task_file.h"
+#include "common/record/record.h"
+#include "common/registry/registry.h"
+#include "common/schedule/transform_steps.h"
+#include "common/util/error.h"
+
+namespace mrd::cli {
+namespace {
+
+/// Captures the first batch instead of measuring it (for --dry-run).
+class CaptureMeasurer : public tune::Measurer {
+ public:
+  std::vector<tune::Candidate> batch;
+  std::vector<measure::MeasureResult> measure(const std::vector<tune::Candidate>& b) override {
+    if (batch.empty()) batch = b;
+    std::vector<measure::MeasureResult> r(b.size());
+    for (auto& x : r) {
+      x.error_no = measure::MeasureErrorNo::UnknownError;
+      x.costs = {record::kErrorCost};
+    }
+    return r;
+  }
+};
+
+struct Loaded {
+  measure::Task task;
+  measure::MeasureOptions options;
+};
+
+Loaded load_task(const TuneArgs& args) {
+  Loaded l;
+  MRD_USER_CHECK(args.workload.empty() != args.task_file.empty(),
+                 "give exactly one of --workload and --task");
+  if (!args.workload.empty()) {
+    l.task.workload = parse_workload_spec(args.workload);
+  } else {
+    std::ifstream in(args.task_file);
+    MRD_USER_CHECK(in, "cannot read ", args.task_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto tf = measure::parse_task_file(text.str());
+    l.task = tf.task;
+    l.options = tf.options;
+    if (!tf.states.empty())
+      std::cerr << "measurer tune: the task file's " << tf.states.size()
+                << " states are not used; the search starts from the sketches\n";
+  }
+  if (args.number) l.options.number = *args.number;
+  if (args.repeat) l.options.repeat = *args.repeat;
+  if (args.min_repeat_ms) l.options.min_repeat_ms = *args.min_repeat_ms;
+  return l;
+}
+
+/// The log's records of this task, as tuner history.
+std::vector<tune::TuneRecord> read_history(const std::string& path, const std::string& key,
+                                           size_t* skipped) {
+  std::vector<tune::TuneRecord> out;
+  std::ifstream in(path);
+  if (!in) return out;  // no log yet: nothing to resume
+  for (const auto& r : record::read_records(in)) {
+    if (r.workload_key != key) continue;
+    try {
+      out.push_back({tune::Candidate{schedule::steps_from_json(nlohmann::json::parse(r.steps))},
+                     r.result});
+    } catch (const std::exception&) {
+      ++*skipped;
+    }
+  }
+  return out;
+}
+
+/// The progress line: trials done of the total and the best GFLOP/s so far.
+class TuneProgressLine {
+ public:
+  TuneProgressLine(int total, bool enabled) : total_(total), enabled_(enabled) {
+    tty_ = ::isatty(STDERR_FILENO);
+  }
+  void update(const tune::TuneProgress& p) {
+    if (!enabled_ || total_ <= 0) return;
+    constexpr int kWidth = 30;
+    int filled = std::min(kWidth, kWidth * p.trials_done / total_);
+    char best[64];
+    std::snprintf(best, sizeof best, "best %.2f GFLOP/s", p.best_gflops);
+    if (tty_)
+      std::cerr << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, ' ') << "] "
+                << p.trials_done << "/" << total_ << " trials  " << best << std::flush;
+    else
+      std::cerr << "measurer tune: " << p.trials_done << "/" << total_ << " trials, " << best
+                << "\n";
+    drawn_ = tty_;
+  }
+  void finish() {
+    if (drawn_) std::cerr << "\n";
+    drawn_ = false;
+  }
+
+ private:
+  int total_;
+  bool enabled_;
+  bool tty_ = false;
+  bool drawn_ = false;
+};
+
+int write_dry_run(const TuneArgs& args, const Loaded& l, const dag::ComputeDAG& dag,
+                  int num_cores) {
+  tune::Tuner tuner(dag, {args.trials, args.trials, args.seed, num_cores});
+  CaptureMeasurer capture;
+  tuner.run(capture);
+  nlohmann::json states = nlohmann::json::array();
+  for (const auto& c : capture.batch) states.push_back(schedule::steps_to_json(c.steps));
+  nlohmann::json tf;
+  tf["workload"] = registry::workload_to_json(l.task.workload);
+  tf["hardware"] = {{"num_cores", num_cores}};
+  tf["options"] = {{"number", l.options.number},
+                   {"repeat", l.options.repeat},
+                   {"min_repeat_ms", l.options.min_repeat_ms}};
+  tf["states"] = states;
+  std::ofstream out(args.dry_run);
+  MRD_USER_CHECK(out, "cannot write ", args.dry_run);
+  out << tf.dump() << "\n";
+  out.close();
+  MRD_USER_CHECK(out, "cannot write ", args.dry_run);
+  std::cerr << "measurer tune: wrote " << states.size() << " candidates to " << args.dry_run
+            << "\n";
+  return kOk;
+}
+
+}  // namespace
+
+int run_tune(const Common& common, const TuneArgs& args) {
+  Loaded l;
+  std::unique_ptr<dag::ComputeDAG> dag;
+  std::string key;
+  double flops = 0;
+  try {
+    MRD_USER_CHECK(args.trials > 0, "--trials must be positive");
+    MRD_USER_CHECK(args.batch > 0, "--batch must be positive");
+    MRD_USER_CHECK(!args.resume || !args.log_file.empty(), "--resume needs --log");
+    l = load_task(args);
+    dag = std::make_unique<dag::ComputeDAG>(workload_dag(l.task.workload));
+    key = registry::workload_key(l.task.workload);
+    flops = dag::flop_count(*dag);
+  } catch (const std::exception& e) {
+    std::cerr << "measurer tune: " << e.what() << "\n";
+    return kUsage;
+  }
+
+  int num_cores = args.num_cores > 0 ? args.num_cores : l.task.hardware.num_cores;
+  if (!args.dry_run.empty()) {
+    if (num_cores <= 0) num_cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+    return write_dry_run(args, l, *dag, num_cores);
+  }
+  std::string socket = common.socket.empty() ? client::default_socket_path() : common.socket;
+  {
+    client::Client probe(socket, "measurer tune");  // fail early when unreachable
+    if (num_cores <= 0) num_cores = static_cast<int>(probe.welcome().cores);
+  }
+  l.task.hardware.num_cores = num_cores;
+
+  tune::Tuner tuner(*dag, {args.trials, args.batch, args.seed, num_cores});
+  size_t resumed = 0;
+  if (args.resume) {
+    size_t skipped = 0;
+    std::vector<tune::TuneRecord> history;
+    try {
+      history = read_history(args.log_file, key, &skipped);
+    } catch (const std::exception& e) {
+      std::cerr << "measurer tune: " << args.log_file << ": " << e.what() << "\n";
+      return kUsage;
+    }
+    resumed = history.size();
+    tuner.add_history(history);
+    std::cerr << "measurer tune: resuming from " << resumed << " records of " << key;
+    if (skipped) std::cerr << " (" << skipped << " unreadable steps skipped)";
+    std::cerr << "\n";
+  }
+
+  DaemonMeasurer measurer(socket, l.task, l.options, args.log_file);
+  TuneProgressLine progress(args.trials, !args.quiet);
+  auto records = tuner.run(measurer, [&](const tune::TuneProgress& p) { progress.update(p); });
+  progress.finish();
+
+  size_t errors = 0;
+  for (const auto& r : records) errors += r.result.error_no != measure::MeasureErrorNo::NoError;
+  const tune::TuneRecord* best = tuner.best();
+
+  nlohmann::json j;
+  j["workload_key"] = key;
+  j["trials"] = records.size();
+  j["resumed"] = resumed;
+  j["errors"] = errors;
+  std::string c_source;
+  if (best) {
+    double cost = tune::mean_cost(best->result);
+    j["best_cost"] = cost;
+    j["best_gflops"] = flops > 0 ? flops / cost / 1e9 : 0.0;
+    j["steps"] = schedule::steps_to_json(best->candidate.steps);
+    j["record"] = record::to_json_line(record::make_record(
+        l.task, schedule::steps_to_json(best->candidate.steps).dump(), best->result));
+    if (args.show_c || !args.c_out.empty()) {
+      try {
+        c_source = codegen::emit_c(lower::lower(*dag, best->candidate.steps));
+      } catch (const std::exception& e) {
+        std::cerr << "measurer tune: cannot lower the best schedule: " << e.what() << "\n";
+        return kInternal;
+      }
+    }
+  }
+  if (!args.c_out.empty() && best) {
+    std::ofstream out(args.c_out);
+    out << c_source;
+    out.close();
+    if (!out) {
+      std::cerr << "measurer tune: cannot write " << args.c_out << "\n";
+      return kUsage;
+    }
+  }
+  if (common.json) {
+    if (args.show_c && best) j["c"] = c_source;
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << "workload  " << key << "\n"
+              << "trials    " << records.size() << " measured (" << errors << " with errors)";
+    if (resumed) std::cout << ", " << resumed << " resumed from the log";
+    std::cout << "\n";
+    if (best) {
+      char line[128];
+      std::snprintf(line, sizeof line, "best      %.4f ms, %.2f GFLOP/s\n",
+                    j["best_cost"].get<double>() * 1e3, j["best_gflops"].get<double>());
+      std::cout << line << "steps     " << tvm_json(j["steps"]) << "\n"
+                << "record    " << j["record"].get<std::string>() << "\n";
+      if (args.show_c)
+        std::cout << "\n" << c_source;
+      else if (!args.c_out.empty())
+        std::cout << "C         written to " << args.c_out << "\n";
+      else
+        std::cout << "(--show-c prints the lowered C of the best schedule, --c-out FILE writes it)\n";
+    } else {
+      std::cout << "best      none: no candidate was measured without error\n";
+    }
+  }
+  if (!measurer.log_error().empty()) {
+    std::cerr << "measurer tune: log " << args.log_file << ": " << measurer.log_error() << "\n";
+    return kUsage;
+  }
+  if (!measurer.failure().empty()) {
+    std::cerr << "measurer tune: " << measurer.failure() << "\n";
+    return kUnavailable;
+  }
+  return best ? kOk : kMeasureErrors;
+}
+
+}  // namespace mrd::cli

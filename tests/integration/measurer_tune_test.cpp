@@ -1,0 +1,139 @@
+// measurer tune, best and plot against a real daemon: a short tuning run writes one record per
+// trial, best reads the log back, plot draws it.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/record/record.h"
+#include "daemon_fixture.h"
+
+using namespace mrd;
+using namespace mrd::testing;
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out;
+};
+
+Run run_cli(std::vector<std::string> args, const fs::path& dir) {
+  std::string out = (dir / "measurer.out").string();
+  fs::remove(out);
+  bp::child c(build_path("client/measurer"), bp::args(args), bp::std_out > out,
+              bp::std_err > (dir / "measurer.err").string());
+  c.wait();
+  Run r;
+  r.code = c.exit_code();
+  std::ifstream in(out);
+  std::stringstream s;
+  s << in.rdbuf();
+  r.out = s.str();
+  return r;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST_CASE("measurer tune writes a log that best and plot read") {
+  Daemon d(2);
+  TempDir dir;
+  std::string log = (dir.path / "tune.json").string();
+  auto t = run_cli({"tune", "--workload", "matmul:64,64,64,float32", "--trials", "8", "--batch",
+                    "4", "--number", "1", "--min-repeat-ms", "0", "--log", log, "--json",
+                    "--socket", d.socket()},
+                   dir.path);
+  INFO(read_file(dir.path / "measurer.err"));
+  REQUIRE(t.code == 0);
+  auto j = nlohmann::json::parse(t.out);
+  CHECK(j["trials"] == 8);
+  CHECK(j["workload_key"] == R"(["matmul", 64, 64, 64, "float32"])");
+  CHECK(j["best_gflops"].get<double>() > 0);
+  CHECK(j["steps"].is_array());
+
+  std::ifstream in(log);
+  auto records = record::read_records(in);
+  REQUIRE(records.size() == 8);
+  std::set<std::string> distinct;
+  for (const auto& r : records) {
+    CHECK(r.workload_key == R"(["matmul", 64, 64, 64, "float32"])");
+    CHECK(r.hardware.num_cores > 0);
+    distinct.insert(nlohmann::json::parse(r.steps).dump());
+  }
+  CHECK(distinct.size() == 8);  // no state measured twice
+
+  // best: the lowest mean cost among the successful records, as its log line.
+  auto b = run_cli({"best", log, "--json"}, dir.path);
+  CHECK(b.code == 0);
+  auto best = record::from_json_line(b.out.substr(0, b.out.find('\n')));
+  double best_cost = 1e300;
+  for (const auto& r : records)
+    if (r.result.error_no == measure::MeasureErrorNo::NoError) {
+      double c = 0;
+      for (double x : r.result.costs) c += x;
+      best_cost = std::min(best_cost, c / r.result.costs.size());
+    }
+  double c = 0;
+  for (double x : best.result.costs) c += x;
+  CHECK(c / best.result.costs.size() == Approx(best_cost));
+  CHECK(nlohmann::json::parse(best.steps) == j["steps"]);
+  auto readable = run_cli({"best", log}, dir.path);
+  CHECK(readable.code == 0);
+  CHECK(readable.out.find("GFLOP/s") != std::string::npos);
+
+  // plot: an SVG with the curve.
+  std::string svg = (dir.path / "curve.svg").string();
+  auto p = run_cli({"plot", log, "-o", svg}, dir.path);
+  CHECK(p.code == 0);
+  std::string text = read_file(svg);
+  CHECK(text.rfind("<?xml", 0) == 0);
+  CHECK(text.find("<svg") != std::string::npos);
+  CHECK(text.find("<polyline") != std::string::npos);
+  CHECK(text.find("GFLOP/s") != std::string::npos);
+  CHECK(text.find("</svg>") != std::string::npos);
+
+  // --resume: the logged states are not measured again; the log grows by the new trials.
+  auto r2 = run_cli({"tune", "--workload", "matmul:64,64,64,float32", "--trials", "4", "--batch",
+                     "4", "--number", "1", "--min-repeat-ms", "0", "--log", log, "--resume",
+                     "--json", "--socket", d.socket()},
+                    dir.path);
+  REQUIRE(r2.code == 0);
+  CHECK(nlohmann::json::parse(r2.out)["resumed"] == 8);
+  std::ifstream in2(log);
+  auto all = record::read_records(in2);
+  REQUIRE(all.size() == 12);
+  for (const auto& r : all) distinct.insert(nlohmann::json::parse(r.steps).dump());
+  CHECK(distinct.size() == 12);
+}
+
+TEST_CASE("measurer tune usage errors and an absent daemon") {
+  TempDir dir;
+  CHECK(run_cli({"tune", "--help"}, dir.path).code == 0);
+  CHECK(run_cli({"tune", "--trials", "4"}, dir.path).code == 2);  // no workload
+  CHECK(run_cli({"tune", "--workload", "nosuch:1,2"}, dir.path).code == 2);
+  CHECK(run_cli({"tune", "--workload", "matmul:16,16,16,float32", "--trials", "4", "--socket",
+                 (dir.path / "nobody.sock").string()},
+                dir.path)
+            .code == 3);
+  CHECK(run_cli({"tune", "--workload", "matmul:16,16,16,float32", "--trials", "4",
+                 "--num-cores", "1", "--socket", (dir.path / "nobody.sock").string()},
+                dir.path)
+            .code == 3);
+  CHECK(run_cli({"tune", "--workload", "matmul:16,16,16,float32", "--resume"}, dir.path).code ==
+        2);  // --resume without --log
+  CHECK(run_cli({"best", (dir.path / "missing.json").string()}, dir.path).code == 2);
+  // --dry-run needs no daemon and writes a task file of distinct candidates.
+  std::string task = (dir.path / "task.json").string();
+  CHECK(run_cli({"tune", "--workload", "matmul:64,64,64,float32", "--trials", "6", "--dry-run",
+                 task},
+                dir.path)
+            .code == 0);
+  auto tf = nlohmann::json::parse(read_file(task));
+  CHECK(tf["states"].size() == 6);
+}
