@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <ctime>
 
 namespace mrd::daemon {
@@ -133,18 +134,20 @@ void Dispatcher::schedule() {
   while (pool_.idle() > 0) {
     if (policy_ == measure::TimingPolicy::Exclusive) {
       if (running_ > 0) return;
-      if (waiting_runs_ > 0) {
-        if (building_ > 0) return;
-        start_run();
-        return;
-      }
-      if (!start_build()) return;
-    } else {
-      if (start_run()) continue;
-      if (!start_build()) return;
+      if (waiting_runs_ == 0) timing_phase_ = false;
+      bool backlog_full = waiting_runs_ >= run_batch();
+      if (!timing_phase_ && !backlog_full && start_build()) continue;
+      if (waiting_runs_ == 0 || building_ > 0) return;
+      timing_phase_ = true;  // until the backlog is timed, no build starts
+      start_run();
+      return;
     }
+    if (start_run()) continue;
+    if (!start_build()) return;
   }
 }
+
+size_t Dispatcher::run_batch() const { return kRunBatchPerWorker * std::max<size_t>(1, pool_.size()); }
 
 bool Dispatcher::start_build() {
   Request* r =

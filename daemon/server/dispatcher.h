@@ -3,9 +3,11 @@
 // between requests, separately for builds and runs — under the timing policy, and streams each
 // request's results back in its submission order.
 //
-// Timing policy `exclusive`: a run starts only when no build and no other run is active, and
-// no build starts while a run is active or a built candidate waits for its run. `shared`:
-// builds and runs take any idle worker, runs first.
+// Timing policy `exclusive`: a run starts only when no build and no other run is active. Work
+// alternates between phases, as TVM's measure batches do: every worker builds until the
+// built-but-not-timed backlog reaches kRunBatchPerWorker per worker or nothing is left to
+// build; then the builds in flight finish and the backlog is timed one candidate at a time,
+// with no build started meanwhile. `shared`: builds and runs take any idle worker, runs first.
 #pragma once
 
 #include <chrono>
@@ -61,6 +63,8 @@ class Dispatcher {
   void stop();
 
   measure::TimingPolicy policy() const { return policy_; }
+  /// Built candidates per worker that end a build phase under the exclusive policy.
+  static constexpr size_t kRunBatchPerWorker = 8;
   DispatcherStats stats() const;
 
  private:
@@ -87,6 +91,7 @@ class Dispatcher {
   };
 
   void schedule();
+  size_t run_batch() const;
   bool start_build();
   bool start_run();
   /// The next request after `cursor` (wrapping) that satisfies `pred`.
@@ -107,6 +112,7 @@ class Dispatcher {
   uint64_t waiting_runs_ = 0;
   uint64_t building_ = 0;
   uint64_t running_ = 0;
+  bool timing_phase_ = false;  ///< exclusive policy: timing the backlog, no build starts
   uint64_t completed_ = 0;
   uint64_t cache_hits_ = 0;
   std::deque<std::chrono::steady_clock::time_point> recent_;

@@ -104,29 +104,56 @@ TEST_CASE("exclusive policy: a run overlaps no build and no other run") {
   d.submit(1, request(1, "x", 6), sink_for(c));
   CHECK(pool.count(Phase::Build) == 4);
   pool.complete(find_job(pool, "x0", Phase::Build), ok());
-  // A built candidate waits: no new build starts although a worker is idle.
-  CHECK(pool.count(Phase::Build) == 3);
+  // The backlog is far from full: the idle worker builds the next input.
+  CHECK(pool.count(Phase::Build) == 4);
   CHECK(pool.count(Phase::Run) == 0);
-  pool.complete(find_job(pool, "x1", Phase::Build), ok());
-  pool.complete(find_job(pool, "x2", Phase::Build), ok());
-  CHECK(pool.count(Phase::Run) == 0);
-  pool.complete(find_job(pool, "x3", Phase::Build), ok());
-  // Builds drained: exactly one run, nothing else.
-  CHECK(pool.jobs.size() == 1);
-  CHECK(pool.count(Phase::Run) == 1);
-  for (int i = 0; i < 4; ++i) {
+  for (const char* x : {"x1", "x2", "x3", "x4"}) pool.complete(find_job(pool, x, Phase::Build), ok());
+  CHECK(pool.count(Phase::Run) == 0);  // x5 still builds
+  pool.complete(find_job(pool, "x5", Phase::Build), ok());
+  // Builds drained: the backlog is timed one candidate at a time, nothing else.
+  for (int i = 0; i < 6; ++i) {
     REQUIRE(pool.jobs.size() == 1);
     REQUIRE(pool.jobs[0].job.phase == Phase::Run);
     pool.complete(0, ok());
   }
-  CHECK(pool.count(Phase::Build) == 2);  // x4, x5 once the four runs are done
-  CHECK(c.indices == std::vector<uint32_t>{0, 1, 2, 3});
+  CHECK(pool.jobs.empty());
+  CHECK(c.indices == std::vector<uint32_t>{0, 1, 2, 3, 4, 5});
+  CHECK(c.done == 1);
+  for (const auto& r : c.results) CHECK(r.policy == TimingPolicy::Exclusive);
+}
+
+TEST_CASE("exclusive policy: a full backlog ends the build phase until it is timed") {
+  FakeWorkerPool pool(1);
+  Dispatcher d(pool, TimingPolicy::Exclusive);
+  Collected c;
+  const size_t batch = Dispatcher::kRunBatchPerWorker;
+  d.submit(1, request(1, "y", static_cast<int>(batch + 3)), sink_for(c));
+  for (size_t i = 0; i < batch; ++i) {
+    REQUIRE(pool.jobs.size() == 1);
+    REQUIRE(pool.jobs[0].job.phase == Phase::Build);
+    pool.complete(0, ok());
+  }
+  // `batch` candidates built: they are all timed before the next build starts.
+  for (size_t i = 0; i < batch; ++i) {
+    REQUIRE(pool.jobs.size() == 1);
+    REQUIRE(pool.jobs[0].job.phase == Phase::Run);
+    pool.complete(0, ok());
+  }
+  CHECK(c.indices.size() == batch);
+  REQUIRE(pool.jobs.size() == 1);
+  CHECK(pool.jobs[0].job.phase == Phase::Build);
+  // A request arriving during a timing phase waits for the backlog, then builds.
+  Collected late;
+  while (pool.jobs[0].job.phase == Phase::Build) pool.complete(0, ok());
+  d.submit(2, request(1, "z", 1), sink_for(late));
+  CHECK(pool.jobs.size() == 1);
+  CHECK(pool.count(Phase::Run) == 1);
   while (!pool.jobs.empty()) {
-    CHECK((pool.count(Phase::Run) == 0 || pool.jobs.size() == 1));
+    CHECK(pool.jobs.size() == 1);
     pool.complete(0, ok());
   }
   CHECK(c.done == 1);
-  for (const auto& r : c.results) CHECK(r.policy == TimingPolicy::Exclusive);
+  CHECK(late.done == 1);
 }
 
 TEST_CASE("shared policy runs while building") {
