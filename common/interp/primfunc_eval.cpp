@@ -5,6 +5,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "common/interp/scalar_ops.h"
 #include "common/util/error.h"
 
 namespace mrd::interp {
@@ -12,28 +13,6 @@ namespace mrd::interp {
 using namespace ir;
 
 namespace {
-
-double round_to(DType t, double v) {
-  switch (t) {
-    case DType::Float32:
-      return static_cast<float>(v);
-    case DType::Int32:
-      return static_cast<double>(static_cast<int32_t>(static_cast<int64_t>(v)));
-    case DType::Int64:
-      return static_cast<double>(static_cast<int64_t>(v));
-    case DType::Bool:
-      return v != 0 ? 1.0 : 0.0;
-    case DType::Float64:
-      return v;
-  }
-  return v;
-}
-
-int64_t floordiv_i(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
 
 class Evaluator {
  public:
@@ -83,7 +62,7 @@ class Evaluator {
         double v = eval(op->value);
         std::vector<double>& m = memory(op->buffer, op->indices.size());
         int64_t idx = index(op->indices, m, op->buffer->name);
-        m[idx] = round_to(op->buffer->dtype, v);
+        m[idx] = store_value(op->buffer->dtype, v);
         return;
       }
       case StmtKind::IfThenElse: {
@@ -149,7 +128,7 @@ class Evaluator {
         const CastNode* c = e.as<CastNode>();
         double v = eval(c->value);
         if (is_int(c->dtype) && is_float(c->value->dtype)) v = std::trunc(v);
-        return round_to(c->dtype, v);
+        return store_value(c->dtype, v);
       }
       case ExprKind::Call:
         return call(e.as<CallNode>());
@@ -169,91 +148,12 @@ class Evaluator {
     if (b->op == BinaryOp::And) return (eval(b->a) != 0 && eval(b->b) != 0) ? 1 : 0;
     if (b->op == BinaryOp::Or) return (eval(b->a) != 0 || eval(b->b) != 0) ? 1 : 0;
     double x = eval(b->a), y = eval(b->b);
-    DType t = b->a->dtype;
-    if (is_int(t)) {
+    if (is_int(b->a->dtype)) {
       int64_t a = static_cast<int64_t>(x), c = static_cast<int64_t>(y);
-      int64_t r;
-      switch (b->op) {
-        case BinaryOp::Add:
-          r = a + c;
-          break;
-        case BinaryOp::Sub:
-          r = a - c;
-          break;
-        case BinaryOp::Mul:
-          r = a * c;
-          break;
-        case BinaryOp::Div:
-          MRD_CHECK(c != 0, "eval_primfunc: division by zero");
-          r = a / c;
-          break;
-        case BinaryOp::FloorDiv:
-          MRD_CHECK(c != 0, "eval_primfunc: division by zero");
-          r = floordiv_i(a, c);
-          break;
-        case BinaryOp::FloorMod:
-          MRD_CHECK(c != 0, "eval_primfunc: division by zero");
-          r = a - floordiv_i(a, c) * c;
-          break;
-        case BinaryOp::Min:
-          r = std::min(a, c);
-          break;
-        case BinaryOp::Max:
-          r = std::max(a, c);
-          break;
-        case BinaryOp::EQ:
-          return a == c;
-        case BinaryOp::NE:
-          return a != c;
-        case BinaryOp::LT:
-          return a < c;
-        case BinaryOp::LE:
-          return a <= c;
-        case BinaryOp::GT:
-          return a > c;
-        case BinaryOp::GE:
-          return a >= c;
-        default:
-          r = 0;
-      }
-      return round_to(b->dtype, static_cast<double>(r));
+      MRD_CHECK(c != 0 || !is_division(b->op), "eval_primfunc: division by zero");
+      return store_value(b->dtype, static_cast<double>(int_binary(b->op, a, c)));
     }
-    double r;
-    switch (b->op) {
-      case BinaryOp::Add:
-        r = x + y;
-        break;
-      case BinaryOp::Sub:
-        r = x - y;
-        break;
-      case BinaryOp::Mul:
-        r = x * y;
-        break;
-      case BinaryOp::Div:
-        r = x / y;
-        break;
-      case BinaryOp::Min:
-        r = std::min(x, y);
-        break;
-      case BinaryOp::Max:
-        r = std::max(x, y);
-        break;
-      case BinaryOp::EQ:
-        return x == y;
-      case BinaryOp::NE:
-        return x != y;
-      case BinaryOp::LT:
-        return x < y;
-      case BinaryOp::LE:
-        return x <= y;
-      case BinaryOp::GT:
-        return x > y;
-      case BinaryOp::GE:
-        return x >= y;
-      default:
-        throw InternalError("eval_primfunc: integer operator on floats");
-    }
-    return round_to(b->dtype, r);
+    return store_value(b->dtype, float_binary(b->op, x, y));
   }
 
   double call(const CallNode* c) {
@@ -261,35 +161,9 @@ class Evaluator {
       return eval(c->args[0]) != 0 ? eval(c->args[1]) : eval(c->args[2]);
     }
     double x = eval(c->args[0]);
-    double r;
-    switch (c->op) {
-      case CallOp::Exp:
-        r = std::exp(x);
-        break;
-      case CallOp::Log:
-        r = std::log(x);
-        break;
-      case CallOp::Sqrt:
-        r = std::sqrt(x);
-        break;
-      case CallOp::Tanh:
-        r = std::tanh(x);
-        break;
-      case CallOp::Sigmoid:
-        r = 1.0 / (1.0 + std::exp(-x));
-        break;
-      case CallOp::Fabs:
-        r = std::fabs(x);
-        break;
-      case CallOp::Pow:
-        r = std::pow(x, eval(c->args[1]));
-        break;
-      case CallOp::Likely:
-        return x;
-      default:
-        r = x;
-    }
-    return round_to(c->dtype, r);
+    if (c->op == CallOp::Likely) return x;
+    double y = call_op_arity(c->op) > 1 ? eval(c->args[1]) : 0.0;
+    return store_value(c->dtype, float_call(c->op, x, y));
   }
 
   std::unordered_map<const BufferNode*, std::vector<double>*> mem_;

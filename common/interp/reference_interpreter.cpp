@@ -5,6 +5,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "common/interp/scalar_ops.h"
 #include "common/ir/expr.h"
 #include "common/util/error.h"
 
@@ -23,25 +24,6 @@ int64_t checked_elements(const OperationNode& op) {
     n *= d;
   }
   return n;
-}
-
-/// The value of an int-typed result, wrapped to the type's width (int32 wraps, bool is 0/1).
-int64_t wrap_int(DType t, int64_t v) {
-  if (t == DType::Int32) return static_cast<int32_t>(static_cast<uint32_t>(v));
-  if (t == DType::Bool) return v != 0;
-  return v;
-}
-
-/// A value as it is stored in a tensor of type t.
-double store_value(DType t, double v) {
-  if (t == DType::Float32) return static_cast<double>(static_cast<float>(v));
-  return v;
-}
-
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
 }
 
 class Evaluator {
@@ -88,10 +70,11 @@ class Evaluator {
       if (!r.condition.defined() || eval_i(r.condition)) {
         if (is_float(t)) {
           double v = eval_f(r.source);
-          acc = store_value(t, combine_f(r.op, acc, v));
+          acc = store_value(t, float_binary(combine_op(r.op), acc, v));
         } else {
           int64_t v = eval_i(r.source);
-          acc = static_cast<double>(wrap_int(t, combine_i(r.op, static_cast<int64_t>(acc), v)));
+          acc = static_cast<double>(
+              wrap_int(t, int_binary(combine_op(r.op), static_cast<int64_t>(acc), v)));
         }
       }
       // Next point of the reduction domain, last axis fastest.
@@ -110,29 +93,6 @@ class Evaluator {
   }
 
   static double as_float(const Expr& e) { return e.as<FloatImmNode>()->value; }
-
-  static double combine_f(ReduceOp op, double acc, double v) {
-    switch (op) {
-      case ReduceOp::Sum:
-        return acc + v;
-      case ReduceOp::Max:
-        return v > acc ? v : acc;
-      case ReduceOp::Min:
-        return v < acc ? v : acc;
-    }
-    return acc;
-  }
-  static int64_t combine_i(ReduceOp op, int64_t acc, int64_t v) {
-    switch (op) {
-      case ReduceOp::Sum:
-        return static_cast<int64_t>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(v));
-      case ReduceOp::Max:
-        return v > acc ? v : acc;
-      case ReduceOp::Min:
-        return v < acc ? v : acc;
-    }
-    return acc;
-  }
 
   int64_t var_value(const ExprNode* v) const {
     for (size_t i = env_.size(); i-- > 0;) {
@@ -168,23 +128,7 @@ class Evaluator {
         const auto* b = e.as<BinaryNode>();
         if (!is_float(b->dtype)) return static_cast<double>(eval_i(e));
         double x = eval_f(b->a), y = eval_f(b->b);
-        switch (b->op) {
-          case BinaryOp::Add:
-            return x + y;
-          case BinaryOp::Sub:
-            return x - y;
-          case BinaryOp::Mul:
-            return x * y;
-          case BinaryOp::Div:
-            return x / y;
-          case BinaryOp::Min:
-            return y < x ? y : x;
-          case BinaryOp::Max:
-            return y > x ? y : x;
-          default:
-            break;
-        }
-        throw InternalError(str_cat("float operator ", binary_op_name(b->op)));
+        return float_binary(b->op, x, y);
       }
       case ExprKind::Select: {
         const auto* s = e.as<SelectNode>();
@@ -218,25 +162,8 @@ class Evaluator {
     }
     if (!is_float(c.dtype)) return static_cast<double>(eval_call_i(c));
     double x = eval_f(c.args[0]);
-    switch (c.op) {
-      case CallOp::Exp:
-        return std::exp(x);
-      case CallOp::Log:
-        return std::log(x);
-      case CallOp::Sqrt:
-        return std::sqrt(x);
-      case CallOp::Tanh:
-        return std::tanh(x);
-      case CallOp::Sigmoid:
-        return 1.0 / (1.0 + std::exp(-x));
-      case CallOp::Fabs:
-        return std::fabs(x);
-      case CallOp::Pow:
-        return std::pow(x, eval_f(c.args[1]));
-      default:
-        break;
-    }
-    throw InternalError(str_cat("float call ", call_op_name(c.op)));
+    double y = call_op_arity(c.op) > 1 ? eval_f(c.args[1]) : 0.0;
+    return float_call(c.op, x, y);
   }
 
   int64_t eval_call_i(const CallNode& c) {
@@ -294,72 +221,11 @@ class Evaluator {
     if (b.op == BinaryOp::Or) return eval_i(b.a) || eval_i(b.b);
     if (is_comparison(b.op) && is_float(b.a->dtype)) {
       double x = eval_f(b.a), y = eval_f(b.b);
-      switch (b.op) {
-        case BinaryOp::EQ:
-          return x == y;
-        case BinaryOp::NE:
-          return x != y;
-        case BinaryOp::LT:
-          return x < y;
-        case BinaryOp::LE:
-          return x <= y;
-        case BinaryOp::GT:
-          return x > y;
-        case BinaryOp::GE:
-          return x >= y;
-        default:
-          break;
-      }
+      return static_cast<int64_t>(float_binary(b.op, x, y));
     }
     int64_t x = eval_i(b.a), y = eval_i(b.b);
-    auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
-    int64_t r;
-    switch (b.op) {
-      case BinaryOp::Add:
-        r = static_cast<int64_t>(u(x) + u(y));
-        break;
-      case BinaryOp::Sub:
-        r = static_cast<int64_t>(u(x) - u(y));
-        break;
-      case BinaryOp::Mul:
-        r = static_cast<int64_t>(u(x) * u(y));
-        break;
-      case BinaryOp::Div:
-      case BinaryOp::FloorDiv:
-      case BinaryOp::FloorMod:
-        MRD_USER_CHECK(y != 0, "integer division by zero");
-        if (y == -1) {  // avoids the overflow of INT64_MIN / -1
-          r = b.op == BinaryOp::FloorMod ? 0 : static_cast<int64_t>(u(0) - u(x));
-        } else if (b.op == BinaryOp::Div) {
-          r = x / y;
-        } else if (b.op == BinaryOp::FloorDiv) {
-          r = floor_div(x, y);
-        } else {
-          r = x - floor_div(x, y) * y;
-        }
-        break;
-      case BinaryOp::Min:
-        r = y < x ? y : x;
-        break;
-      case BinaryOp::Max:
-        r = y > x ? y : x;
-        break;
-      case BinaryOp::EQ:
-        return x == y;
-      case BinaryOp::NE:
-        return x != y;
-      case BinaryOp::LT:
-        return x < y;
-      case BinaryOp::LE:
-        return x <= y;
-      case BinaryOp::GT:
-        return x > y;
-      case BinaryOp::GE:
-        return x >= y;
-      default:
-        throw InternalError("unhandled integer operator");
-    }
-    return wrap_int(b.dtype, r);
+    MRD_USER_CHECK(y != 0 || !is_division(b.op), "integer division by zero");
+    return wrap_int(b.dtype, int_binary(b.op, x, y));
   }
 
   std::unordered_map<const OperationNode*, const HostTensor*> tensors_;

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "common/util/hash_padding.h"
+
 namespace mrd::measure {
 namespace {
 
@@ -44,16 +46,8 @@ void compress(std::array<uint32_t, 8>& h, const unsigned char* block) {
 std::string sha256_hex(std::string_view data) {
   std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  size_t full = data.size() / 64 * 64;
-  for (size_t i = 0; i < full; i += 64) compress(h, reinterpret_cast<const unsigned char*>(data.data() + i));
-  unsigned char tail[128] = {};
-  size_t rest = data.size() - full;
-  for (size_t i = 0; i < rest; ++i) tail[i] = static_cast<unsigned char>(data[full + i]);
-  tail[rest] = 0x80;
-  size_t tail_len = rest + 9 <= 64 ? 64 : 128;
-  uint64_t bits = uint64_t(data.size()) * 8;
-  for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  for (size_t i = 0; i < tail_len; i += 64) compress(h, tail + i);
+  for_each_padded_block(data, LengthOrder::BigEndian,
+                        [&](const unsigned char* block) { compress(h, block); });
   std::string out;
   char buf[9];
   for (uint32_t x : h) {

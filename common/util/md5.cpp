@@ -2,7 +2,8 @@
 
 #include <array>
 #include <cstdint>
-#include <cstring>
+
+#include "common/util/hash_padding.h"
 
 namespace mrd {
 
@@ -66,19 +67,8 @@ void process_block(const unsigned char* block, std::array<uint32_t, 4>& h) {
 
 std::string md5_hex(std::string_view data) {
   std::array<uint32_t, 4> h = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
-  size_t full = data.size() / 64;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
-  for (size_t i = 0; i < full; ++i) process_block(bytes + 64 * i, h);
-
-  // Tail: the remaining bytes, 0x80, zero padding, then the bit length (little endian).
-  unsigned char tail[128] = {};
-  size_t rest = data.size() - 64 * full;
-  if (rest) std::memcpy(tail, bytes + 64 * full, rest);
-  tail[rest] = 0x80;
-  size_t tail_len = rest + 1 + 8 <= 64 ? 64 : 128;
-  uint64_t bits = static_cast<uint64_t>(data.size()) * 8;
-  for (int i = 0; i < 8; ++i) tail[tail_len - 8 + i] = static_cast<unsigned char>(bits >> (8 * i));
-  for (size_t off = 0; off < tail_len; off += 64) process_block(tail + off, h);
+  for_each_padded_block(data, LengthOrder::LittleEndian,
+                        [&](const unsigned char* block) { process_block(block, h); });
 
   static const char* kHex = "0123456789abcdef";
   std::string out;

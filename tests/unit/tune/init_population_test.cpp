@@ -13,13 +13,8 @@ namespace {
 
 using schedule::Step;
 using testing::count_wrong_elements;
+using testing::keys_of;
 using testing::workload;
-
-std::vector<std::string> keys_of(const std::vector<Candidate>& cs) {
-  std::vector<std::string> out;
-  for (const Candidate& c : cs) out.push_back(candidate_key(c.steps));
-  return out;
-}
 
 void check_population(const dag::ComputeDAG& dag, int n, int cores) {
   std::vector<Candidate> pop = sample_initial_population(dag, n, 5, cores);

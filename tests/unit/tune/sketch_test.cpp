@@ -12,13 +12,8 @@ namespace {
 
 using schedule::Step;
 using testing::count_wrong_elements;
+using testing::keys_of;
 using testing::workload;
-
-std::vector<std::string> keys_of(const std::vector<Candidate>& cs) {
-  std::vector<std::string> out;
-  for (const Candidate& c : cs) out.push_back(candidate_key(c.steps));
-  return out;
-}
 
 bool has_step(const Candidate& c, const std::string& name) {
   for (const Step& s : c.steps) {

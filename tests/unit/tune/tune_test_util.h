@@ -1,5 +1,5 @@
-// Helpers of the tuner tests: built-in workload DAGs, and the check that a step list lowers
-// and computes what the reference interpreter computes.
+// Helpers of the tuner tests: built-in workload DAGs, the keys of a list of candidates, and the
+// check that a step list lowers and computes what the reference interpreter computes.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "client/tune/candidate.h"
 #include "common/dag/compute_dag.h"
 #include "common/interp/primfunc_eval.h"
 #include "common/interp/reference_interpreter.h"
@@ -21,6 +22,13 @@ namespace mrd::tune::testing {
 inline dag::ComputeDAG workload(const std::string& name, std::vector<registry::WorkloadArg> args) {
   return dag::ComputeDAG(
       registry::Registry::global().instantiate(registry::FunctionWorkload{name, std::move(args)}));
+}
+
+/// candidate_key of each candidate, in order.
+inline std::vector<std::string> keys_of(const std::vector<Candidate>& cs) {
+  std::vector<std::string> out;
+  for (const Candidate& c : cs) out.push_back(candidate_key(c.steps));
+  return out;
 }
 
 /// Number of output elements that differ from the reference interpreter (relative tolerance

@@ -62,6 +62,16 @@ dag::ComputeDAG matmul_dag() {
   return workload("matmul", {int64_t(32), int64_t(16), int64_t(32), std::string("float32")});
 }
 
+/// A short search: `trials` measurements in batches of `batch_size`, sketched for `num_cores`
+/// cores so that the search does not depend on the machine, with the default seed.
+TuneOptions short_search(int trials, int batch_size, int num_cores = 2) {
+  TuneOptions opt;
+  opt.trials = trials;
+  opt.batch_size = batch_size;
+  opt.num_cores = num_cores;
+  return opt;
+}
+
 double best_cost(const std::vector<TuneRecord>& rs, size_t first, size_t last) {
   double best = INFINITY;
   for (size_t i = first; i < last && i < rs.size(); ++i)
@@ -72,12 +82,7 @@ double best_cost(const std::vector<TuneRecord>& rs, size_t first, size_t last) {
 TEST_CASE(
     "the tuner improves over rounds, never measures a state twice and sends only valid states") {
   dag::ComputeDAG dag = matmul_dag();
-  TuneOptions opt;
-  opt.trials = 80;
-  opt.batch_size = 16;
-  opt.seed = 1;
-  opt.num_cores = 2;
-  Tuner tuner(dag, opt);
+  Tuner tuner(dag, short_search(80, 16));
   FakeMeasurer m(dag);
   std::vector<TuneProgress> progress;
   std::vector<TuneRecord> records =
@@ -104,11 +109,8 @@ TEST_CASE(
 
 TEST_CASE("the same seed gives the same search") {
   dag::ComputeDAG dag = matmul_dag();
-  TuneOptions opt;
-  opt.trials = 30;
-  opt.batch_size = 10;
+  TuneOptions opt = short_search(30, 10);
   opt.seed = 7;
-  opt.num_cores = 2;
   FakeMeasurer a(dag), b(dag);
   Tuner(dag, opt).run(a);
   Tuner(dag, opt).run(b);
@@ -121,11 +123,7 @@ TEST_CASE("the same seed gives the same search") {
 
 TEST_CASE("trials are respected when they are not a multiple of the batch size") {
   dag::ComputeDAG dag = matmul_dag();
-  TuneOptions opt;
-  opt.trials = 10;
-  opt.batch_size = 4;
-  opt.num_cores = 2;
-  Tuner tuner(dag, opt);
+  Tuner tuner(dag, short_search(10, 4));
   FakeMeasurer m(dag);
   std::vector<int> done;
   CHECK(tuner.run(m, [&](const TuneProgress& p) { done.push_back(p.trials_done); }).size() == 10);
@@ -135,10 +133,7 @@ TEST_CASE("trials are respected when they are not a multiple of the batch size")
 
 TEST_CASE("history from a log seeds the search and is never measured again") {
   dag::ComputeDAG dag = matmul_dag();
-  TuneOptions opt;
-  opt.trials = 32;
-  opt.batch_size = 16;
-  opt.num_cores = 2;
+  TuneOptions opt = short_search(32, 16);
   FakeMeasurer first(dag);
   Tuner t1(dag, opt);
   std::vector<TuneRecord> log = t1.run(first);
@@ -168,10 +163,7 @@ class FailingMeasurer : public Measurer {
 
 TEST_CASE("failed measurements and unusable history do not stop the search") {
   dag::ComputeDAG dag = matmul_dag();
-  TuneOptions opt;
-  opt.trials = 20;
-  opt.batch_size = 8;
-  opt.num_cores = 2;
+  TuneOptions opt = short_search(20, 8);
   Tuner tuner(dag, opt);
   TuneRecord bogus;
   bogus.candidate.steps = {schedule::SplitStep{99, 0, 4, {2}, true}};
@@ -194,11 +186,7 @@ TEST_CASE("failed measurements and unusable history do not stop the search") {
 TEST_CASE("the tuner stops when the search space is exhausted") {
   dag::ComputeDAG dag =
       workload("matmul", {int64_t(1), int64_t(1), int64_t(1), std::string("float32")});
-  TuneOptions opt;
-  opt.trials = 500;
-  opt.batch_size = 64;
-  opt.num_cores = 1;
-  Tuner tuner(dag, opt);
+  Tuner tuner(dag, short_search(500, 64, 1));
   FakeMeasurer m(dag);
   std::vector<TuneRecord> records = tuner.run(m);
   CHECK(records.size() < 500);
