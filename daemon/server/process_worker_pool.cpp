@@ -11,6 +11,9 @@
 #include "common/proto/codec.h"
 #include "common/proto/frame_decoder.h"
 #include "common/util/error.h"
+#include "daemon/server/process_tree.h"
+#include "daemon/server/worker_scratch.h"
+#include "daemon/worker/sanitizer_build.h"
 
 namespace mrd::daemon {
 
@@ -36,6 +39,7 @@ struct ProcessWorkerPool::Worker : std::enable_shared_from_this<Worker> {
   Phase phase = Phase::Build;
   JobDone done;
   bool dead = false;
+  std::string temp_dir;  // the worker's private TMPDIR
 };
 
 namespace {
@@ -75,11 +79,16 @@ std::vector<std::string> ProcessWorkerPool::worker_args() const {
                                    std::to_string(config_.limits.open_files)};
   if (!config_.compiler.empty()) args.insert(args.end(), {"--compiler", config_.compiler});
   if (!config_.cflags.empty()) args.insert(args.end(), {"--cflags", config_.cflags});
+  if (config_.test_faults) args.push_back("--test-faults");
   return args;
 }
 
 void ProcessWorkerPool::start(std::function<void()> on_all_ready) {
   on_all_ready_ = std::move(on_all_ready);
+  if (worker::kSanitizerBuild && config_.limits.address_space_mb != 0)
+    spdlog::warn("sanitizer build: workers run without an address-space limit (RLIMIT_AS); "
+                 "--limit-as-mb {} is not applied", config_.limits.address_space_mb);
+  remove_stale_leftovers(config_.cache_dir);
   for (size_t i = 0; i < config_.size; ++i) spawn();
 }
 
@@ -87,16 +96,20 @@ void ProcessWorkerPool::spawn() {
   if (stopped_) return;
   auto w = std::make_shared<Worker>(io_);
   try {
+    w->temp_dir = make_worker_temp_dir(config_.cache_dir, next_worker_serial_++);
+    std::vector<std::string> args = worker_args();
+    args.insert(args.end(), {"--temp-dir", w->temp_dir});
     // The worker gets no systemd environment: it must not notify or take sockets.
     bp::environment env = boost::this_process::environment();  // a copy
     env.erase("NOTIFY_SOCKET");
     env.erase("LISTEN_FDS");
     env.erase("LISTEN_PID");
     env.erase("LISTEN_FDNAMES");
-    w->child = bp::child(config_.worker_path, bp::args(worker_args()), env,
+    w->child = bp::child(config_.worker_path, bp::args(args), env,
                          bp::std_in<w->to, bp::std_out> w->from, w->group);
   } catch (const std::exception& e) {
     spdlog::error("cannot start worker {}: {}; retrying in 1 s", config_.worker_path, e.what());
+    remove_worker_leftovers(config_.cache_dir, w->temp_dir, 0);
     spawn_later();
     return;
   }
@@ -294,8 +307,11 @@ void ProcessWorkerPool::remove(Worker& w) {
   w.to.close(ec);
   w.from.close(ec);
   std::error_code sec;
-  if (w.group.valid()) w.group.terminate(sec);  // SIGKILL to the worker and its children
+  // SIGKILL to the worker, its group and the groups of its compilers; waits until they exit.
+  if (w.pid > 0 && w.child.valid()) kill_process_tree(w.pid, std::chrono::seconds(2));
+  if (w.group.valid()) w.group.terminate(sec);
   if (w.child.valid()) w.child.wait(sec);
+  remove_worker_leftovers(config_.cache_dir, w.temp_dir, w.pid);
   for (auto it = workers_.begin(); it != workers_.end(); ++it)
     if (it->get() == &w) {
       workers_.erase(it);

@@ -3,7 +3,9 @@
 // its stdin and stdout pipes. A job past its timeout gets its worker's whole process group
 // killed (SIGKILL) and BUILD_TIMEOUT / RUN_TIMEOUT; a worker that dies mid-job gives
 // COMPILE_HOST (building) or RUNTIME_DEVICE (running). Either way the worker is replaced and
-// the pool returns to N.
+// the pool returns to N. A worker that ends is killed with its whole process tree (compilers
+// in groups of their own included), and its private temporary directory and partial builds
+// are removed before its replacement starts.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -29,6 +31,8 @@ struct ProcessPoolConfig {
   std::string compiler;  ///< empty: the worker's default
   std::string cflags;    ///< empty: the worker's default
   WorkerLimits limits;
+  /// Testing only: workers accept fault.* workloads (`measurerd-worker --test-faults`).
+  bool test_faults = false;
 };
 
 class ProcessWorkerPool : public WorkerPool {
@@ -46,7 +50,8 @@ class ProcessWorkerPool : public WorkerPool {
   std::vector<proto::WorkerStatus> status() const override;
   void stop() override;
 
-  /// The argument list a worker is started with (after the program path).
+  /// The argument list a worker is started with (after the program path), but for its own
+  /// `--temp-dir`.
   std::vector<std::string> worker_args() const;
 
  private:
@@ -68,6 +73,7 @@ class ProcessWorkerPool : public WorkerPool {
   std::function<void()> on_all_ready_;
   size_t first_ready_ = 0;
   uint64_t next_job_id_ = 1;
+  uint64_t next_worker_serial_ = 1;
   bool stopped_ = false;
   boost::asio::steady_timer respawn_timer_;
   size_t pending_respawns_ = 0;

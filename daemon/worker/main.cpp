@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
   CLI::App app{
       "measurerd-worker: builds and times tensor-program candidates.\n"
       "  measurerd-worker --once TASK.json   measure every state of a task file, one JSON line each\n"
+      "  measurerd-worker --serve [...]      serve jobs from measurerd (see --serve --help);\n"
+      "                                      its --test-faults switch (testing only) makes it\n"
+      "                                      accept fault.* workloads, refused by default\n"
       "Exit codes: 0 every state got a result line (measure errors are results too), 1 internal\n"
       "failure, 2 bad usage or invalid task file, 3 a state failed and --fail-on-error was given."};
   mrd::worker::OnceOptions o;

@@ -4,19 +4,25 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include "common/measure/build_cache.h"
 #include "common/measure/task.h"
 #include "common/proto/codec.h"
 #include "common/proto/frame_decoder.h"
+#include "daemon/worker/faults.h"
+#include "daemon/worker/sanitizer_build.h"
 
 namespace mrd::worker {
 namespace {
@@ -77,6 +83,27 @@ struct TaskCache {
   }
 };
 
+FaultContext fault_context(const ServeOptions& options, int out_fd, uint64_t job_id) {
+  FaultContext c;
+  c.enabled = options.test_faults;
+  c.out_fd = out_fd;
+  c.job_id = job_id;
+  c.build = &options.build;
+  c.temp_dir = options.temp_dir;
+  return c;
+}
+
+/// Makes `dir` (mode 0700) and empties it: what an earlier worker's killed compiler left.
+bool prepare_temp_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || ::chmod(dir.c_str(), 0700) != 0) return false;
+  std::vector<std::filesystem::path> leftovers;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) leftovers.push_back(e.path());
+  for (const auto& p : leftovers) std::filesystem::remove_all(p, ec);
+  return !ec;
+}
+
 int g_out_fd = -1;
 std::atomic<uint64_t> g_current_job{0};  // read by the run watchdog's thread
 
@@ -120,9 +147,13 @@ int serve(int in_fd, int out_fd, const ServeOptions& options) {
           out.job_id = g_current_job = job.job_id;
           try {
             const auto& task = tasks.get(job.task);
-            auto built = measure::build_candidate(task, job.steps, job.options, options.build);
-            out.result = std::move(built.result);
-            out.artifact = std::move(built.artifact);
+            if (is_fault_task(task)) {
+              out.result = fault_build(task, fault_context(options, out_fd, job.job_id));
+            } else {
+              auto built = measure::build_candidate(task, job.steps, job.options, options.build);
+              out.result = std::move(built.result);
+              out.artifact = std::move(built.artifact);
+            }
           } catch (const std::exception& e) {
             out.result = failure(MeasureErrorNo::InstantiationError, e.what());
           }
@@ -131,7 +162,9 @@ int serve(int in_fd, int out_fd, const ServeOptions& options) {
           out.job_id = g_current_job = job.job_id;
           try {
             const auto& task = tasks.get(job.task);
-            out.result = measure::run_candidate(task, job.steps, job.artifact, job.options);
+            out.result = is_fault_task(task)
+                             ? fault_run(task, fault_context(options, out_fd, job.job_id))
+                             : measure::run_candidate(task, job.steps, job.artifact, job.options);
           } catch (const std::exception& e) {
             out.result = failure(MeasureErrorNo::RuntimeDevice, e.what());
           }
@@ -169,6 +202,11 @@ int serve_main(int argc, char** argv) {
   app.add_option("--limit-as-mb", o.limit_as_mb, "address-space limit in MiB (0: unchanged)");
   app.add_option("--limit-cpu-seconds", o.limit_cpu_seconds, "CPU-time limit (0: unchanged)");
   app.add_option("--limit-open-files", o.limit_open_files, "open-file limit (0: unchanged)");
+  app.add_option("--temp-dir", o.temp_dir,
+                 "private temporary directory (the compiler's TMPDIR), emptied at start");
+  app.add_flag(kFaultSwitch, o.test_faults,
+               "testing only: accept fault.* workloads, which crash, hang or exhaust memory on "
+               "purpose (without it they are refused with INSTANTIATION_ERROR)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -181,6 +219,14 @@ int serve_main(int argc, char** argv) {
     for (std::string f; in >> f;) o.build.flags.push_back(f);
   }
   if (o.build.cache_dir.empty()) o.build.cache_dir = measure::default_cache_dir();
+  if (!o.temp_dir.empty()) {
+    if (!prepare_temp_dir(o.temp_dir)) {
+      std::cerr << "measurerd-worker: cannot prepare the temporary directory " << o.temp_dir
+                << "\n";
+      return 1;
+    }
+    ::setenv("TMPDIR", o.temp_dir.c_str(), 1);
+  }
 
   // Descriptors inherited by accident are closed; the frame streams move off 0 and 1 so that
   // nothing a compiler or a kernel prints can corrupt them.
@@ -199,7 +245,9 @@ int serve_main(int argc, char** argv) {
     0, 0
   };
   ::setrlimit(RLIMIT_CORE, &no_core);
-  set_limit(RLIMIT_AS, o.limit_as_mb << 20, "the address-space limit");
+  // ASan's shadow memory needs terabytes of address space: no RLIMIT_AS in such a build
+  // (the daemon says so in its log).
+  if (!kSanitizerBuild) set_limit(RLIMIT_AS, o.limit_as_mb << 20, "the address-space limit");
   set_limit(RLIMIT_CPU, o.limit_cpu_seconds, "the CPU-time limit");
   set_limit(RLIMIT_NOFILE, o.limit_open_files, "the open-file limit");
   ::signal(SIGPIPE, SIG_IGN);

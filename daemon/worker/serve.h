@@ -1,8 +1,9 @@
 // `measurerd-worker --serve`: the worker's loop under measurerd. It reads BuildJob and RunJob
 // frames on stdin and answers each with one JobResult frame on stdout (after WorkerReady once
 // at start), calling build_candidate / run_candidate. It applies the resource limits the
-// daemon passes, dies with its daemon (PR_SET_PDEATHSIG) and keeps stray output of compilers
-// or kernels off the frame stream.
+// daemon passes (none for the address space in a sanitizer build), dies with its daemon
+// (PR_SET_PDEATHSIG), keeps stray output of compilers or kernels off the frame stream and gives
+// its compilers a private TMPDIR. Fault workloads (faults.h) run only with --test-faults.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,10 @@ struct ServeOptions {
   uint64_t limit_as_mb = 0;        ///< RLIMIT_AS in MiB; 0: unchanged
   uint64_t limit_cpu_seconds = 0;  ///< RLIMIT_CPU; 0: unchanged
   uint64_t limit_open_files = 0;   ///< RLIMIT_NOFILE; 0: unchanged
+  /// Testing only: run fault.* workloads (see faults.h) instead of refusing them.
+  bool test_faults = false;
+  /// The compiler's TMPDIR, private to this worker and emptied at start; empty: inherited.
+  std::string temp_dir;
 };
 
 /// Parses the --serve command line (see --help) and serves until stdin closes.
