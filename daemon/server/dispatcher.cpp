@@ -151,12 +151,13 @@ size_t Dispatcher::run_batch() const { return kRunBatchPerWorker * std::max<size
 
 bool Dispatcher::start_build() {
   Request* r =
-      next_request(build_cursor_, [](const Request& q) { return q.next_build < q.inputs.size(); });
+      next_request(build_cursor_, [](const Request& q) { return q.next_build_ready(); });
   if (!r) return false;
   Key key = build_cursor_;
   uint32_t index = r->next_build++;
   Input& in = r->inputs[index];
   in.state = InputState::Building;
+  r->building_steps.insert(in.steps);
   --queued_;
   ++building_;
   Job job;
@@ -206,6 +207,7 @@ void Dispatcher::on_job_done(Key key, uint64_t serial, uint32_t index, Phase pha
     Request& r = *it->second;
     Input& in = r.inputs[index];
     if (phase == Phase::Build) {
+      r.building_steps.erase(in.steps);
       if (outcome.result.error_no != MeasureErrorNo::NoError) {
         finish(key, r, index, std::move(outcome.result));
       } else if (r.cancelled) {

@@ -85,6 +85,12 @@ class Dispatcher {
     uint32_t next_emit = 0;
     uint32_t next_build = 0;   ///< inputs before it have left the Queued state
     std::set<uint32_t> built;  ///< built, waiting for a run
+    /// Steps of the inputs building now. An input repeating one of them waits for that build
+    /// and then finds its shared object in the build cache instead of compiling it again.
+    std::set<std::string> building_steps;
+    bool next_build_ready() const {
+      return next_build < inputs.size() && !building_steps.count(inputs[next_build].steps);
+    }
     uint32_t errors = 0;
     bool cancelled = false;
     RequestSink sink;

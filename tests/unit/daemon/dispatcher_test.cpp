@@ -241,3 +241,21 @@ TEST_CASE("a request id in flight cannot be reused; an empty request is done at 
   CHECK(e.done == 1);
   CHECK(e.last_done.count == 0);
 }
+
+TEST_CASE("a repeated state waits for the identical build in flight instead of compiling twice") {
+  FakeWorkerPool pool(2);
+  Dispatcher d(pool, TimingPolicy::Exclusive);
+  Collected c;
+  mrd::proto::MeasureRequest r = request(1, "unused", 0);
+  r.states = {"p", "p", "q"};
+  d.submit(1, r, sink_for(c));
+  // Input 1 repeats input 0, which is building: the second worker stays idle.
+  REQUIRE(pool.jobs.size() == 1);
+  CHECK(pool.jobs[0].job.steps == "p");
+  pool.complete(0, ok());
+  // Input 0's build is done (its shared object is in the cache): input 1 and 2 build now.
+  CHECK(pool.count(Phase::Build) == 2);
+  while (!pool.jobs.empty()) pool.complete(0, ok());
+  CHECK(c.indices == std::vector<uint32_t>{0, 1, 2});
+  CHECK(c.done == 1);
+}
