@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "common/ir/expr_functor.h"
+#include "common/ir/scalar_semantics.h"
 #include "common/util/error.h"
 
 namespace mrd::codegen {
@@ -30,14 +31,16 @@ std::string key_of(const Expr& e) {
   return buf;
 }
 
+// Factors wrap modulo 2^64 as the index arithmetic itself does, so hostile constants in an
+// index cannot overflow here.
 void add_scaled(AffineIndex& to, const AffineIndex& from, int64_t k) {
-  to.constant += from.constant * k;
+  to.constant = wrapping_add(to.constant, wrapping_mul(from.constant, k));
   for (const auto& [key, term] : from.terms) {
     auto it = to.terms.find(key);
     if (it == to.terms.end()) {
-      to.terms.emplace(key, std::make_pair(term.first, term.second * k));
+      to.terms.emplace(key, std::make_pair(term.first, wrapping_mul(term.second, k)));
     } else {
-      it->second.second += term.second * k;
+      it->second.second = wrapping_add(it->second.second, wrapping_mul(term.second, k));
       if (it->second.second == 0) to.terms.erase(it);
     }
   }
@@ -112,7 +115,7 @@ AffineIndex flat_affine(const Buffer& b, const std::vector<Expr>& indices) {
   int64_t stride = 1;
   for (size_t d = indices.size(); d-- > 0;) {
     add_scaled(a, affine_of(indices[d]), stride);
-    stride *= b->shape[d];
+    stride = wrapping_mul(stride, b->shape[d]);
   }
   return a;
 }

@@ -31,8 +31,8 @@ class Evaluator {
     switch (s->kind) {
       case StmtKind::For: {
         const ForNode* op = s.as<ForNode>();
-        int64_t mn = static_cast<int64_t>(eval(op->min));
-        int64_t ext = static_cast<int64_t>(eval(op->extent));
+        int64_t mn = float_to_int(DType::Int64, eval(op->min));
+        int64_t ext = float_to_int(DType::Int64, eval(op->extent));
         const VarNode* v = op->var.as<VarNode>();
         for (int64_t i = mn; i < mn + ext; ++i) {
           vars_[v] = static_cast<double>(i);
@@ -99,7 +99,7 @@ class Evaluator {
 
   int64_t index(const std::vector<Expr>& idx, const std::vector<double>& m,
                 const std::string& name) {
-    int64_t i = idx.empty() ? 0 : static_cast<int64_t>(eval(idx[0]));
+    int64_t i = idx.empty() ? 0 : float_to_int(DType::Int64, eval(idx[0]));
     MRD_CHECK(i >= 0 && i < static_cast<int64_t>(m.size()), "eval_primfunc: index ", i,
               " outside buffer ", name, " of ", m.size(), " elements");
     return i;
@@ -149,7 +149,7 @@ class Evaluator {
     if (b->op == BinaryOp::Or) return (eval(b->a) != 0 || eval(b->b) != 0) ? 1 : 0;
     double x = eval(b->a), y = eval(b->b);
     if (is_int(b->a->dtype)) {
-      int64_t a = static_cast<int64_t>(x), c = static_cast<int64_t>(y);
+      int64_t a = float_to_int(DType::Int64, x), c = float_to_int(DType::Int64, y);
       MRD_CHECK(c != 0 || !is_division(b->op), "eval_primfunc: division by zero");
       return store_value(b->dtype, static_cast<double>(int_binary(b->op, a, c)));
     }

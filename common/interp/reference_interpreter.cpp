@@ -74,7 +74,7 @@ class Evaluator {
         } else {
           int64_t v = eval_i(r.source);
           acc = static_cast<double>(
-              wrap_int(t, int_binary(combine_op(r.op), static_cast<int64_t>(acc), v)));
+              wrap_int(t, int_binary(combine_op(r.op), float_to_int(DType::Int64, acc), v)));
         }
       }
       // Next point of the reduction domain, last axis fastest.
@@ -204,7 +204,7 @@ class Evaluator {
       case ExprKind::Call:
         return eval_call_i(*e.as<CallNode>());
       case ExprKind::TensorRead:
-        return static_cast<int64_t>(read(*e.as<TensorReadNode>()));
+        return float_to_int(DType::Int64, read(*e.as<TensorReadNode>()));
       case ExprKind::FloatImm:
       case ExprKind::Reduce:
       case ExprKind::BufferLoad:

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/ir/operation.h"
+#include "common/ir/scalar_semantics.h"
 #include "common/ir/stmt.h"
 #include "common/util/error.h"
 
@@ -37,7 +38,7 @@ Expr IntImmNode::make(DType t, int64_t value) {
 
 Expr FloatImmNode::make(DType t, double value) {
   MRD_CHECK(is_float(t), "float immediate of type ", dtype_name(t));
-  if (t == DType::Float32 && std::isfinite(value)) value = static_cast<float>(value);
+  if (t == DType::Float32) value = to_float32(value);
   return Expr(std::make_shared<const FloatImmNode>(t, value));
 }
 
@@ -76,12 +77,15 @@ bool is_imm(const Expr& e) {
 
 /// An immediate re-typed as t (TVM converts Python constants to the other operand's type).
 Expr retype_imm(const Expr& e, DType t) {
+  if (const IntImmNode* i = e.as<IntImmNode>()) {
+    if (!is_float(t)) return IntImmNode::make(t, i->value);
+  }
   double v = e.as<IntImmNode>() ? static_cast<double>(e.as<IntImmNode>()->value)
                                 : e.as<FloatImmNode>()->value;
   if (is_float(t)) return FloatImmNode::make(t, v);
-  if (e.as<FloatImmNode>()) {
-    MRD_USER_CHECK(std::floor(v) == v, "float constant ", v, " used as ", dtype_name(t));
-  }
+  // [-2^63, 2^63): the doubles that convert to int64 without overflow.
+  MRD_USER_CHECK(std::floor(v) == v && v >= -9223372036854775808.0 && v < 9223372036854775808.0,
+                 "float constant ", v, " used as ", dtype_name(t));
   return IntImmNode::make(t, static_cast<int64_t>(v));
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/ir/operation.h"
+#include "common/ir/scalar_semantics.h"
 #include "common/util/error.h"
 
 namespace mrd::lower {
@@ -19,15 +20,11 @@ std::optional<int64_t> narrow(__int128 v) {
   return static_cast<int64_t>(v);
 }
 
-int64_t floordiv_i(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-std::optional<ConstRange> make_range(__int128 lo, __int128 hi) {
+/// [lo, hi] when both ends are values of type t: a wider range means the expression may wrap,
+/// and its exact range says nothing about the wrapped values.
+std::optional<ConstRange> make_range(DType t, __int128 lo, __int128 hi) {
   auto l = narrow(lo), h = narrow(hi);
-  if (!l || !h) return std::nullopt;
+  if (!l || !h || !fits(t, *l) || !fits(t, *h)) return std::nullopt;
   return ConstRange{*l, *h};
 }
 
@@ -47,7 +44,9 @@ std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) {
     case ExprKind::Cast: {
       const CastNode* c = e.as<CastNode>();
       if (!is_int(c->dtype) || !is_int(c->value->dtype)) return std::nullopt;
-      return const_bound(c->value, ranges);
+      auto r = const_bound(c->value, ranges);
+      if (!r) return std::nullopt;
+      return make_range(c->dtype, r->lo, r->hi);
     }
     case ExprKind::Select: {
       const SelectNode* s = e.as<SelectNode>();
@@ -66,25 +65,27 @@ std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) {
   auto y = const_bound(b->b, ranges);
   if (!x || !y) return std::nullopt;
   __int128 xl = x->lo, xh = x->hi, yl = y->lo, yh = y->hi;
+  DType t = b->dtype;
   switch (b->op) {
     case BinaryOp::Add:
-      return make_range(xl + yl, xh + yh);
+      return make_range(t, xl + yl, xh + yh);
     case BinaryOp::Sub:
-      return make_range(xl - yh, xh - yl);
+      return make_range(t, xl - yh, xh - yl);
     case BinaryOp::Mul: {
       __int128 c[4] = {xl * yl, xl * yh, xh * yl, xh * yh};
-      return make_range(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
+      return make_range(t, *std::min_element(c, c + 4), *std::max_element(c, c + 4));
     }
     case BinaryOp::FloorDiv:
       if (yl != yh || yl <= 0) return std::nullopt;
-      return ConstRange{floordiv_i(x->lo, y->lo), floordiv_i(x->hi, y->lo)};
-    case BinaryOp::FloorMod:
+      return ConstRange{floor_div(x->lo, y->lo), floor_div(x->hi, y->lo)};
+    case BinaryOp::FloorMod: {
       if (yl != yh || yl <= 0) return std::nullopt;
-      if (floordiv_i(x->lo, y->lo) == floordiv_i(x->hi, y->lo)) {
-        return ConstRange{x->lo - floordiv_i(x->lo, y->lo) * y->lo,
-                          x->hi - floordiv_i(x->lo, y->lo) * y->lo};
+      int64_t q = floor_div(x->lo, y->lo);
+      if (q == floor_div(x->hi, y->lo)) {
+        return ConstRange{floor_mod(x->lo, y->lo), floor_mod(x->hi, y->lo)};
       }
       return ConstRange{0, y->lo - 1};
+    }
     case BinaryOp::Min:
       return ConstRange{std::min(x->lo, y->lo), std::min(x->hi, y->hi)};
     case BinaryOp::Max:
@@ -149,7 +150,7 @@ void add_term(LinearForm& f, const Expr& atom, int64_t coeff) {
   if (coeff == 0) return;
   for (auto& t : f.terms) {
     if (structural_equal(t.first, atom)) {
-      t.second += coeff;
+      t.second = wrapping_add(t.second, coeff);
       return;
     }
   }
@@ -158,7 +159,7 @@ void add_term(LinearForm& f, const Expr& atom, int64_t coeff) {
 
 void collect(const Expr& e, int64_t scale, LinearForm& f) {
   if (const IntImmNode* i = e.as<IntImmNode>()) {
-    f.constant += scale * i->value;
+    f.constant = wrapping_add(f.constant, wrapping_mul(scale, i->value));
     return;
   }
   if (const BinaryNode* b = e.as<BinaryNode>()) {
@@ -169,15 +170,15 @@ void collect(const Expr& e, int64_t scale, LinearForm& f) {
         return;
       case BinaryOp::Sub:
         collect(b->a, scale, f);
-        collect(b->b, -scale, f);
+        collect(b->b, wrapping_neg(scale), f);
         return;
       case BinaryOp::Mul:
         if (const int64_t* c = as_const_int(b->b)) {
-          collect(b->a, scale * *c, f);
+          collect(b->a, wrapping_mul(scale, *c), f);
           return;
         }
         if (const int64_t* c = as_const_int(b->a)) {
-          collect(b->b, scale * *c, f);
+          collect(b->b, wrapping_mul(scale, *c), f);
           return;
         }
         break;
@@ -194,6 +195,10 @@ LinearForm to_linear(const Expr& e) {
   LinearForm f;
   f.dtype = e->dtype;
   collect(e, 1, f);
+  // Sums and products of constants wrap as the expression's own arithmetic does: for int32
+  // that is modulo 2^32, so every coefficient is brought back to an int32 value.
+  f.constant = wrap_int(f.dtype, f.constant);
+  for (auto& t : f.terms) t.second = wrap_int(f.dtype, t.second);
   f.terms.erase(
       std::remove_if(f.terms.begin(), f.terms.end(), [](const auto& t) { return t.second == 0; }),
       f.terms.end());
@@ -203,6 +208,10 @@ LinearForm to_linear(const Expr& e) {
 Expr from_linear(const LinearForm& f) {
   Expr out;
   auto imm = [&](int64_t v) { return IntImmNode::make(f.dtype, v); };
+  // Subtracting |v| reads better than adding v < 0, unless v is the type's minimum, whose
+  // magnitude the type cannot hold.
+  auto subtracts = [&](int64_t v) { return v < 0 && fits(f.dtype, wrapping_neg(v)) &&
+                                           wrapping_neg(v) > 0; };
   for (const auto& [atom, coeff] : f.terms) {
     if (!out.defined()) {
       out = coeff == 1 ? atom
@@ -214,17 +223,32 @@ Expr from_linear(const LinearForm& f) {
       out = BinaryNode::make(BinaryOp::Add, out, atom);
     } else if (coeff == -1) {
       out = BinaryNode::make(BinaryOp::Sub, out, atom);
-    } else if (coeff < 0) {
-      out =
-          BinaryNode::make(BinaryOp::Sub, out, BinaryNode::make(BinaryOp::Mul, atom, imm(-coeff)));
+    } else if (subtracts(coeff)) {
+      out = BinaryNode::make(BinaryOp::Sub, out,
+                             BinaryNode::make(BinaryOp::Mul, atom, imm(wrapping_neg(coeff))));
     } else {
       out = BinaryNode::make(BinaryOp::Add, out, BinaryNode::make(BinaryOp::Mul, atom, imm(coeff)));
     }
   }
   if (!out.defined()) return imm(f.constant);
-  if (f.constant > 0) out = BinaryNode::make(BinaryOp::Add, out, imm(f.constant));
-  if (f.constant < 0) out = BinaryNode::make(BinaryOp::Sub, out, imm(-f.constant));
+  if (subtracts(f.constant)) {
+    out = BinaryNode::make(BinaryOp::Sub, out, imm(wrapping_neg(f.constant)));
+  } else if (f.constant != 0) {
+    out = BinaryNode::make(BinaryOp::Add, out, imm(f.constant));
+  }
   return out;
+}
+
+Expr index_imm(int64_t v, std::string_view what) {
+  MRD_USER_CHECK(fits(DType::Int32, v), what, " ", v, " does not fit an int32 index");
+  return IntImmNode::make(DType::Int32, v);
+}
+
+int64_t index_mul(int64_t a, int64_t b, std::string_view what) {
+  auto p = checked_mul(a, b);
+  MRD_USER_CHECK(p && fits(DType::Int32, *p), what, " ", a, " * ", b,
+                 " does not fit an int32 index");
+  return *p;
 }
 
 }  // namespace mrd::lower

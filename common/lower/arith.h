@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -35,5 +36,12 @@ struct LinearForm {
 /// The linear form of an integer expression (always succeeds; unknown nodes become atoms).
 LinearForm to_linear(const ir::Expr& e);
 ir::Expr from_linear(const LinearForm& f);
+
+/// An int32 immediate for a loop bound, extent, stride or index constant. Loop variables and
+/// flat indices are int32, so a value outside int32 is a UserError naming `what`.
+ir::Expr index_imm(int64_t v, std::string_view what);
+
+/// a * b for extents and strides, a UserError naming `what` when it does not fit int32.
+int64_t index_mul(int64_t a, int64_t b, std::string_view what);
 
 }  // namespace mrd::lower

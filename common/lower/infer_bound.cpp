@@ -4,6 +4,8 @@
 #include <unordered_set>
 
 #include "common/ir/expr_functor.h"
+#include "common/ir/scalar_semantics.h"
+#include "common/lower/arith.h"
 #include "common/lower/int_set.h"
 #include "common/lower/simplify.h"
 #include "common/util/error.h"
@@ -86,7 +88,11 @@ class BoundInferer {
     size_t n_axis = s.op->axis.size();
     for (size_t r = 0; r < s.root_iters.size(); ++r) {
       const IterVarNode* iv = s.root_iters[r].get();
-      ctx_.ranges[iv] = IterRange{Expr(static_cast<int>(iv->dom_min)), iv->dom_extent};
+      MRD_USER_CHECK(fits(DType::Int32, iv->dom_min) && fits(DType::Int32, iv->dom_extent) &&
+                         fits(DType::Int32, iv->dom_min + iv->dom_extent),
+                     "axis ", iv->name(), " of ", s.op->name, " with minimum ", iv->dom_min,
+                     " and extent ", iv->dom_extent, " does not fit an int32 index");
+      ctx_.ranges[iv] = IterRange{index_imm(iv->dom_min, "axis minimum"), iv->dom_extent};
     }
     if (s.attach != AttachKind::At) return;
     std::vector<std::optional<IntSet>> region = consumer_region(s);
@@ -199,14 +205,14 @@ class BoundInferer {
       if (auto* r = std::get_if<SplitRelation>(&*it)) {
         const IntSet& o = sets.at(r->outer.get());
         const IntSet& i = sets.at(r->inner.get());
-        Expr f(static_cast<int>(ctx_.ranges.at(r->inner.get()).extent));
+        Expr f = index_imm(ctx_.ranges.at(r->inner.get()).extent, "split extent");
         sets[r->parent.get()] =
             IntSet::of(simplify_expr(o.min * f + i.min), simplify_expr(o.max * f + i.max));
       } else if (auto* fu = std::get_if<FuseRelation>(&*it)) {
         const IntSet& fs = sets.at(fu->fused.get());
         int64_t ie = ctx_.ranges.at(fu->inner.get()).extent;
         int64_t oe = ctx_.ranges.at(fu->outer.get()).extent;
-        Expr iex(static_cast<int>(ie));
+        Expr iex = index_imm(ie, "fused inner extent");
         if (fs.is_point()) {
           sets[fu->outer.get()] = IntSet::point(simplify_expr(floordiv(fs.min, iex)));
           sets[fu->inner.get()] = IntSet::point(simplify_expr(floormod(fs.min, iex)));
@@ -214,7 +220,7 @@ class BoundInferer {
         }
         const int64_t* lo = as_const_int(fs.min);
         const int64_t* hi = as_const_int(fs.max);
-        if (lo && hi && *lo == 0 && *hi == oe * ie - 1) {
+        if (lo && hi && *lo == 0 && *hi == index_mul(oe, ie, "fused extent") - 1) {
           sets[fu->outer.get()] = IntSet::range(0, oe - 1);
         } else {
           sets[fu->outer.get()] = IntSet::of(simplify_expr(floordiv(fs.min, iex)),
@@ -230,17 +236,22 @@ class BoundInferer {
       if (auto* r = std::get_if<SplitRelation>(&rel)) {
         int64_t e = ctx_.ranges.at(r->parent.get()).extent;
         int64_t outer, inner;
+        // ceil(e / n) for e >= 1, n >= 1, written so that it cannot overflow.
+        auto ceil_div = [](int64_t e, int64_t n) { return (e - 1) / n + 1; };
+        MRD_USER_CHECK(e >= 1 && (r->factor > 0 || r->nparts > 0), "split of ", r->parent->name(),
+                       " with extent ", e, " needs a positive factor or number of parts");
         if (r->factor > 0) {
           inner = std::min(r->factor, e);
-          outer = (e + r->factor - 1) / r->factor;
+          outer = ceil_div(e, r->factor);
         } else {
           outer = std::min(r->nparts, e);
-          inner = (e + r->nparts - 1) / r->nparts;
+          inner = ceil_div(e, r->nparts);
         }
         ctx_.ranges[r->outer.get()] = IterRange{Expr(0), outer};
         ctx_.ranges[r->inner.get()] = IterRange{Expr(0), inner};
       } else if (auto* f = std::get_if<FuseRelation>(&rel)) {
-        int64_t e = ctx_.ranges.at(f->outer.get()).extent * ctx_.ranges.at(f->inner.get()).extent;
+        int64_t e = index_mul(ctx_.ranges.at(f->outer.get()).extent,
+                              ctx_.ranges.at(f->inner.get()).extent, "fused extent");
         ctx_.ranges[f->fused.get()] = IterRange{Expr(0), e};
       }
     }

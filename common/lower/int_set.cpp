@@ -10,8 +10,8 @@ namespace mrd::lower {
 using namespace ir;
 
 IntSet IntSet::range(int64_t lo, int64_t hi) {
-  if (lo == hi) return point(Expr(static_cast<int>(lo)));
-  return IntSet{Expr(static_cast<int>(lo)), Expr(static_cast<int>(hi))};
+  if (lo == hi) return point(index_imm(lo, "bound"));
+  return IntSet{index_imm(lo, "bound"), index_imm(hi, "bound")};
 }
 
 IntSet IntSet::of(Expr min, Expr max) {
@@ -72,7 +72,7 @@ std::optional<IntSet> eval_set(const Expr& e, const SetMap& dom) {
         s = &*y;
       }
       if (c == nullptr) return std::nullopt;
-      Expr k(static_cast<int>(*c));
+      Expr k = s == &*x ? y->min : x->min;
       if (*c >= 0) return IntSet::of(simp(s->min * k), simp(s->max * k));
       return IntSet::of(simp(s->max * k), simp(s->min * k));
     }

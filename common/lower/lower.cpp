@@ -39,8 +39,8 @@ void check_int32_domains(const dag::ComputeDAG& dag) {
     for (int64_t d : op->shape) n = std::min<__int128>(n * d, kMax + 1);
     for (const ir::IterVar& iv : op->reduce_axis) {
       r = std::min<__int128>(r * iv.extent, kMax + 1);
-      MRD_USER_CHECK(std::abs(iv.min) <= kMax, "reduction axis ", iv.var.name(), " of ", op->name,
-                     " starts out of the int32 range");
+      MRD_USER_CHECK(iv.min >= -kMax && iv.min <= kMax, "reduction axis ", iv.var.name(), " of ",
+                     op->name, " starts out of the int32 range");
     }
     MRD_USER_CHECK(n <= kMax && r <= kMax, "tensor ", op->name,
                    " is too large to index with int32");

@@ -27,7 +27,7 @@ const VarNode* var_of(const IterVarNode* iv) {
 }
 
 Expr imm(int64_t v) {
-  return Expr(static_cast<int>(v));
+  return index_imm(v, "loop bound");
 }
 
 class NestBuilder {

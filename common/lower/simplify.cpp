@@ -1,7 +1,11 @@
 #include "common/lower/simplify.h"
 
+#include <cstdint>
+
 #include "common/ir/expr_functor.h"
+#include "common/ir/scalar_semantics.h"
 #include "common/ir/stmt_functor.h"
+#include "common/util/error.h"
 
 namespace mrd::lower {
 
@@ -9,48 +13,12 @@ using namespace ir;
 
 namespace {
 
-int64_t floordiv_i(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-std::optional<int64_t> fold_int(BinaryOp op, int64_t a, int64_t b) {
-  switch (op) {
-    case BinaryOp::Add:
-      return a + b;
-    case BinaryOp::Sub:
-      return a - b;
-    case BinaryOp::Mul:
-      return a * b;
-    case BinaryOp::Div:
-      return b == 0 ? std::nullopt : std::optional<int64_t>(a / b);
-    case BinaryOp::FloorDiv:
-      return b == 0 ? std::nullopt : std::optional<int64_t>(floordiv_i(a, b));
-    case BinaryOp::FloorMod:
-      return b == 0 ? std::nullopt : std::optional<int64_t>(a - floordiv_i(a, b) * b);
-    case BinaryOp::Min:
-      return std::min(a, b);
-    case BinaryOp::Max:
-      return std::max(a, b);
-    case BinaryOp::EQ:
-      return a == b;
-    case BinaryOp::NE:
-      return a != b;
-    case BinaryOp::LT:
-      return a < b;
-    case BinaryOp::LE:
-      return a <= b;
-    case BinaryOp::GT:
-      return a > b;
-    case BinaryOp::GE:
-      return a >= b;
-    case BinaryOp::And:
-      return a && b;
-    case BinaryOp::Or:
-      return a || b;
-  }
-  return std::nullopt;
+/// a op b on constants as the interpreters compute it, wrapped to the result type t. A
+/// division by zero never reaches here: the caller rejects it first.
+int64_t fold_int(BinaryOp op, DType t, int64_t a, int64_t b) {
+  if (op == BinaryOp::And) return a != 0 && b != 0;
+  if (op == BinaryOp::Or) return a != 0 || b != 0;
+  return wrap_int(t, int_binary(op, a, b));
 }
 
 Expr bool_imm(bool v) {
@@ -69,11 +37,12 @@ class ExprSimplifier : public ExprMutator {
     Expr a = visit(op->a), b = visit(op->b);
     const int64_t* ca = as_const_int(a);
     const int64_t* cb = as_const_int(b);
+    // TVM rejects an integer division by a constant zero when it builds the expression;
+    // the generated C would trap at run time and the interpreters refuse it.
+    MRD_USER_CHECK(!(cb && *cb == 0 && is_division(op->op) && is_int(a->dtype)),
+                   "integer ", binary_op_name(op->op), " by the constant zero");
     if (ca && cb && (is_int(a->dtype) || a->dtype == DType::Bool)) {
-      if (auto v = fold_int(op->op, *ca, *cb)) {
-        DType t = op->dtype;
-        return t == DType::Bool ? bool_imm(*v != 0) : IntImmNode::make(t, *v);
-      }
+      return IntImmNode::make(op->dtype, fold_int(op->op, op->dtype, *ca, *cb));
     }
     if (op->op == BinaryOp::And || op->op == BinaryOp::Or) {
       bool is_and = op->op == BinaryOp::And;
@@ -165,19 +134,24 @@ class ExprSimplifier : public ExprMutator {
         r.terms.emplace_back(atom, coeff);
       }
     }
-    int64_t qc = floordiv_i(f.constant, c);
-    q.constant = qc;
-    r.constant = f.constant - qc * c;
+    q.constant = floor_div(f.constant, c);
+    r.constant = floor_mod(f.constant, c);
     Expr rest = from_linear(r);
     auto rb = const_bound(rest, ranges_);
     if (!rb) return Expr();
-    int64_t lo_q = floordiv_i(rb->lo, c), hi_q = floordiv_i(rb->hi, c);
+    int64_t lo_q = floor_div(rb->lo, c), hi_q = floor_div(rb->hi, c);
     if (lo_q != hi_q) return Expr();
+    // The new constant must be exact and fit the type, else the ranges came from values
+    // that wrap and the rewrite would not hold.
+    __int128 k = op == BinaryOp::FloorDiv
+                     ? static_cast<__int128>(q.constant) + lo_q
+                     : static_cast<__int128>(r.constant) - static_cast<__int128>(lo_q) * c;
+    if (k < INT64_MIN || k > INT64_MAX || !fits(f.dtype, static_cast<int64_t>(k))) return Expr();
     if (op == BinaryOp::FloorDiv) {
-      q.constant += lo_q;
+      q.constant = static_cast<int64_t>(k);
       return from_linear(q);
     }
-    r.constant -= lo_q * c;
+    r.constant = static_cast<int64_t>(k);
     return from_linear(r);
   }
 
@@ -210,7 +184,7 @@ class ExprSimplifier : public ExprMutator {
   Expr visit_(const CastNode* op, const Expr& self) override {
     Expr v = visit(op->value);
     if (const int64_t* c = as_const_int(v)) {
-      if (is_int(op->dtype)) return IntImmNode::make(op->dtype, *c);
+      if (is_int(op->dtype)) return IntImmNode::make(op->dtype, wrap_int(op->dtype, *c));
       if (is_float(op->dtype)) return FloatImmNode::make(op->dtype, static_cast<double>(*c));
     }
     return v.same_as(op->value) ? self : CastNode::make(op->dtype, v);
@@ -232,7 +206,9 @@ class StmtSimplifier : public StmtMutator {
     const int64_t* cm = as_const_int(mn);
     const int64_t* ce = as_const_int(ext);
     const VarNode* v = op->var.as<VarNode>();
-    if (cm && ce) ranges_[v] = ConstRange{*cm, *cm + *ce - 1};
+    if (cm && ce && *ce > 0) {
+      if (auto last = checked_add(*cm, *ce - 1)) ranges_[v] = ConstRange{*cm, *last};
+    }
     Stmt body = visit(op->body);
     ranges_.erase(v);
     if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return self;

@@ -1,7 +1,8 @@
 // Simplification: constant folding, linear canonicalisation of integer arithmetic (x*1, x+0,
 // a+b-a), floordiv/floormod that the loop ranges decide, comparisons the ranges prove, and
 // selects/ifs with constant conditions. The statement pass learns each loop variable's range
-// from its For and removes ifs whose condition is then constant.
+// from its For and removes ifs whose condition is then constant. Constants fold with the IR's
+// scalar semantics (the interpreters' table): integer results wrap to their type.
 #pragma once
 
 #include "common/ir/stmt.h"
@@ -9,7 +10,8 @@
 
 namespace mrd::lower {
 
-/// Simplifies e knowing the given variable ranges.
+/// Simplifies e knowing the given variable ranges. An integer division or modulo by a
+/// constant zero (after folding) is a UserError, as in TVM.
 ir::Expr simplify_expr(const ir::Expr& e, const VarRanges& ranges = {});
 
 /// The simplification pass over a lowered function body.

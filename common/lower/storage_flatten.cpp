@@ -2,6 +2,7 @@
 
 #include "common/ir/expr_functor.h"
 #include "common/ir/stmt_functor.h"
+#include "common/lower/arith.h"
 #include "common/util/error.h"
 
 namespace mrd::lower {
@@ -16,9 +17,10 @@ Expr flat_index(const BufferNode& b, const std::vector<Expr>& idx) {
   Expr out;
   int64_t stride = 1;
   for (size_t d = idx.size(); d-- > 0;) {
-    Expr term = stride == 1 ? idx[d] : idx[d] * Expr(static_cast<int>(stride));
+    Expr term = stride == 1 ? idx[d] : idx[d] * index_imm(stride, "stride");
     out = out.defined() ? term + out : term;
-    stride *= b.shape[d];
+    // The full product too: every flat index into b must fit int32.
+    stride = index_mul(stride, b.shape[d], str_cat("size of buffer ", b.name));
   }
   return out.defined() ? out : Expr(0);
 }

@@ -1,8 +1,10 @@
 #include "common/lower/unroll_loop.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "common/ir/expr_functor.h"
+#include "common/ir/scalar_semantics.h"
 #include "common/ir/stmt_functor.h"
 #include "common/ir/substitute.h"
 
@@ -72,10 +74,10 @@ class Unroller : public StmtMutator {
     } else {
       bool serial = kind == ForKind::Serial || kind == ForKind::Vectorized;
       unroll = serial && value >= 0 && normal_depth_ == 0 && unroll_depth_ <= kAutoMaxDepth &&
-               value * step_count_ <= max_step_;
+               steps_with(value) <= max_step_;
       if (kind == ForKind::Unrolled) unroll = true;
       if (unroll) {
-        step_count_ *= std::max<int64_t>(value, 0);
+        step_count_ = steps_with(std::max<int64_t>(value, 0));
         unroll_depth_ += 1;
         kind = ForKind::Unrolled;
       } else {
@@ -88,7 +90,7 @@ class Unroller : public StmtMutator {
   }
 
   Stmt visit_(const StoreNode* op, const Stmt& self) override {
-    ++step_count_;
+    step_count_ = saturating_add(step_count_, 1);
     return StmtMutator::visit_(op, self);
   }
 
@@ -103,7 +105,7 @@ class Unroller : public StmtMutator {
       normal_depth_ = 0;
       out.push_back(visit(s));
       changed |= !out.back().same_as(s);
-      steps += step_count_;
+      steps = saturating_add(steps, step_count_);
       unroll_depth = std::max(unroll_depth, unroll_depth_);
       normal_depth = std::max(normal_depth, normal_depth_);
     }
@@ -114,6 +116,15 @@ class Unroller : public StmtMutator {
   }
 
  private:
+  // Step counts saturate: a nest of huge forced-unroll loops must not overflow them.
+  static int64_t saturating_add(int64_t a, int64_t b) {
+    return checked_add(a, b).value_or(std::numeric_limits<int64_t>::max());
+  }
+  /// The step count once the body counted so far is repeated `n` times (n >= 0).
+  int64_t steps_with(int64_t n) const {
+    return checked_mul(step_count_, n).value_or(std::numeric_limits<int64_t>::max());
+  }
+
   int64_t max_step_ = 0;
   int64_t step_count_ = 0;
   int unroll_depth_ = 0;

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "common/ir/scalar_semantics.h"
 #include "common/util/error.h"
 
 namespace mrd::schedule {
@@ -242,7 +243,11 @@ std::vector<int64_t> follow_split_lengths(const FollowSplitStep& s,
                  " lengths of step ", s.src_step_id);
   std::vector<int64_t> lengths(sp.lengths.begin(), sp.lengths.begin() + (s.n_split - 1));
   int64_t last = 1;
-  for (size_t j = s.n_split - 1; j < sp.lengths.size(); ++j) last *= sp.lengths[j];
+  for (size_t j = s.n_split - 1; j < sp.lengths.size(); ++j) {
+    auto p = ir::checked_mul(last, sp.lengths[j]);
+    MRD_USER_CHECK(p, "the product of the lengths of step ", s.src_step_id, " overflows");
+    last = *p;
+  }
   lengths.push_back(last);
   return lengths;
 }
@@ -254,7 +259,9 @@ int64_t follow_fused_split_length(const FollowFusedSplitStep& s, const std::vect
     const SplitStep& sp = source_split(src, steps, "FFSP");
     MRD_USER_CHECK(s.level >= 0 && static_cast<size_t>(s.level) < sp.lengths.size(), "level ",
                    s.level, " out of range for step ", src);
-    len *= sp.lengths[s.level];
+    auto p = ir::checked_mul(len, sp.lengths[s.level]);
+    MRD_USER_CHECK(p, "the product of the lengths at level ", s.level, " overflows");
+    len = *p;
   }
   return len;
 }

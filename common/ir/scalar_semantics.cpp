@@ -1,0 +1,218 @@
+#include "common/ir/scalar_semantics.h"
+
+#include <cmath>
+#include <limits>
+
+#include "common/util/error.h"
+
+namespace mrd::ir {
+
+namespace {
+
+uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
+// Conversion of an out-of-range uint64 to int64 is modular since C++20 and in every C++17
+// compiler measurerd supports.
+int64_t s(uint64_t v) { return static_cast<int64_t>(v); }
+
+}  // namespace
+
+int64_t wrapping_add(int64_t a, int64_t b) { return s(u(a) + u(b)); }
+int64_t wrapping_sub(int64_t a, int64_t b) { return s(u(a) - u(b)); }
+int64_t wrapping_mul(int64_t a, int64_t b) { return s(u(a) * u(b)); }
+int64_t wrapping_neg(int64_t a) { return s(u(0) - u(a)); }
+
+std::optional<int64_t> checked_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+std::optional<int64_t> checked_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+bool fits(DType t, int64_t v) {
+  switch (t) {
+    case DType::Bool:
+      return v == 0 || v == 1;
+    case DType::Int32:
+      return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
+    case DType::Int64:
+      return true;
+    case DType::Float32:
+    case DType::Float64:
+      break;
+  }
+  return false;
+}
+
+int64_t wrap_int(DType t, int64_t v) {
+  if (t == DType::Int32) return static_cast<int32_t>(static_cast<uint32_t>(u(v)));
+  if (t == DType::Bool) return v != 0;
+  return v;
+}
+
+int64_t float_to_int(DType t, double v) {
+  if (t == DType::Bool) return v != 0;
+  if (!std::isfinite(v)) {
+    return t == DType::Int32 ? std::numeric_limits<int32_t>::min()
+                             : std::numeric_limits<int64_t>::min();
+  }
+  constexpr double kTwo63 = 9223372036854775808.0;  // 2^63, exact in double
+  double r = std::trunc(v);
+  if (r >= -kTwo63 && r < kTwo63) return wrap_int(t, static_cast<int64_t>(r));
+  // |r| >= 2^63: a multiple of 2^11 whose residue modulo 2^64 fmod computes exactly.
+  double m = std::fmod(r, 2 * kTwo63);  // in (-2^64, 2^64), exact
+  if (m < 0) m += 2 * kTwo63;           // in [0, 2^64), exact: both are multiples of 2^11
+  uint64_t bits = m >= kTwo63 ? static_cast<uint64_t>(m - kTwo63) + (uint64_t{1} << 63)
+                              : static_cast<uint64_t>(m);
+  return wrap_int(t, s(bits));
+}
+
+double to_float32(double v) {
+  // Halfway between FLT_MAX and the next power of two: round-to-nearest goes to infinity from
+  // here on.
+  constexpr double kOverflow = 0x1.ffffffp127;
+  if (std::isnan(v)) return v;
+  if (std::fabs(v) >= kOverflow) return std::copysign(std::numeric_limits<double>::infinity(), v);
+  return static_cast<double>(static_cast<float>(v));
+}
+
+double store_value(DType t, double v) {
+  switch (t) {
+    case DType::Float32:
+      return to_float32(v);
+    case DType::Float64:
+      return v;
+    case DType::Bool:
+      return v != 0 ? 1.0 : 0.0;
+    case DType::Int32:
+    case DType::Int64:
+      return static_cast<double>(float_to_int(t, v));
+  }
+  return v;
+}
+
+int64_t floor_div(int64_t a, int64_t b) {
+  if (b == -1) return wrapping_neg(a);  // a / -1 and a % -1 overflow for INT64_MIN
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+int64_t floor_mod(int64_t a, int64_t b) {
+  if (b == -1) return 0;
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+bool is_division(BinaryOp op) {
+  return op == BinaryOp::Div || op == BinaryOp::FloorDiv || op == BinaryOp::FloorMod;
+}
+
+namespace {
+
+/// Min, Max and the comparisons (1 or 0): the operators that only order their operands, the
+/// same for every number type. `kind` names the type in the error for any other operator.
+template <class T>
+T by_order(BinaryOp op, T x, T y, const char* kind) {
+  switch (op) {
+    case BinaryOp::Min:
+      return y < x ? y : x;
+    case BinaryOp::Max:
+      return y > x ? y : x;
+    case BinaryOp::EQ:
+      return x == y;
+    case BinaryOp::NE:
+      return x != y;
+    case BinaryOp::LT:
+      return x < y;
+    case BinaryOp::LE:
+      return x <= y;
+    case BinaryOp::GT:
+      return x > y;
+    case BinaryOp::GE:
+      return x >= y;
+    default:
+      break;
+  }
+  throw InternalError(str_cat("operator ", binary_op_name(op), " has no ", kind, " form"));
+}
+
+}  // namespace
+
+double float_binary(BinaryOp op, double x, double y) {
+  switch (op) {
+    case BinaryOp::Add:
+      return x + y;
+    case BinaryOp::Sub:
+      return x - y;
+    case BinaryOp::Mul:
+      return x * y;
+    case BinaryOp::Div:
+      return x / y;
+    default:
+      return by_order(op, x, y, "float");
+  }
+}
+
+int64_t int_binary(BinaryOp op, int64_t x, int64_t y) {
+  switch (op) {
+    case BinaryOp::Add:
+      return wrapping_add(x, y);
+    case BinaryOp::Sub:
+      return wrapping_sub(x, y);
+    case BinaryOp::Mul:
+      return wrapping_mul(x, y);
+    case BinaryOp::Div:
+      MRD_CHECK(y != 0, "integer / by zero");
+      return y == -1 ? wrapping_neg(x) : x / y;
+    case BinaryOp::FloorDiv:
+      MRD_CHECK(y != 0, "integer floordiv by zero");
+      return floor_div(x, y);
+    case BinaryOp::FloorMod:
+      MRD_CHECK(y != 0, "integer floormod by zero");
+      return floor_mod(x, y);
+    default:
+      return by_order(op, x, y, "integer");
+  }
+}
+
+double float_call(CallOp op, double x, double y) {
+  switch (op) {
+    case CallOp::Exp:
+      return std::exp(x);
+    case CallOp::Log:
+      return std::log(x);
+    case CallOp::Sqrt:
+      return std::sqrt(x);
+    case CallOp::Tanh:
+      return std::tanh(x);
+    case CallOp::Sigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    case CallOp::Fabs:
+      return std::fabs(x);
+    case CallOp::Pow:
+      return std::pow(x, y);
+    case CallOp::IfThenElse:
+    case CallOp::Likely:
+      break;
+  }
+  throw InternalError(str_cat("call ", call_op_name(op), " is not a math intrinsic"));
+}
+
+BinaryOp combine_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum:
+      return BinaryOp::Add;
+    case ReduceOp::Max:
+      return BinaryOp::Max;
+    case ReduceOp::Min:
+      return BinaryOp::Min;
+  }
+  throw InternalError("unknown reduction operator");
+}
+
+}  // namespace mrd::ir

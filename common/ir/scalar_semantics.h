@@ -1,0 +1,74 @@
+// The IR's operators on concrete values: the one definition that constant folding in lowering,
+// the reference interpreter and the PrimFunc evaluator all use, so that a folded constant and
+// an interpreted value always agree. Integer operators work in int64 with two's-complement
+// wrap-around (what the generated C does on every supported target); float operators in
+// double. Every function here is defined for every input: no signed overflow, no INT64_MIN / -1,
+// no out-of-range float-to-integer conversion. Division by zero is the caller's to report
+// (is_division tells which operators need a non-zero divisor); lazy evaluation (And, Or,
+// if_then_else) and when a result is rounded to its stored type are the caller's policy too.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "common/ir/expr.h"
+
+namespace mrd::ir {
+
+/// a + b, a - b, a * b and -a modulo 2^64.
+int64_t wrapping_add(int64_t a, int64_t b);
+int64_t wrapping_sub(int64_t a, int64_t b);
+int64_t wrapping_mul(int64_t a, int64_t b);
+int64_t wrapping_neg(int64_t a);
+
+/// a + b and a * b, or nullopt when the exact result does not fit int64.
+std::optional<int64_t> checked_add(int64_t a, int64_t b);
+std::optional<int64_t> checked_mul(int64_t a, int64_t b);
+
+/// True when v is representable in integer or bool type t (bool: 0 or 1).
+bool fits(DType t, int64_t v);
+
+/// An integer result wrapped to the width of t: int32 wraps, bool is 0 or 1, int64 unchanged.
+int64_t wrap_int(DType t, int64_t v);
+
+/// A double converted to integer type t: truncated toward zero and wrapped modulo 2^width of
+/// t (so an int64 value carried in a double keeps its wrap-around meaning); NaN and infinities
+/// become the type's minimum, as x86 converts them. Bool is v != 0.
+int64_t float_to_int(DType t, double v);
+
+/// v rounded to the nearest float32 value; beyond float32's range it becomes an infinity (as
+/// IEEE rounding does, without relying on the out-of-range conversion C++ leaves undefined).
+double to_float32(double v);
+
+/// v as held in an element of type t: float32 rounds to the nearest float, float64 is
+/// unchanged, int32/int64 convert as float_to_int, bool is v != 0.
+double store_value(DType t, double v);
+
+/// a / b rounded toward negative infinity, as the generated C's mrd_floordiv; b != 0.
+/// INT64_MIN / -1 wraps to INT64_MIN.
+int64_t floor_div(int64_t a, int64_t b);
+
+/// a - floor_div(a, b) * b, with the sign of b, as the generated C's mrd_floormod; b != 0.
+int64_t floor_mod(int64_t a, int64_t b);
+
+/// Div, FloorDiv and FloorMod: the operators whose integer form needs a non-zero divisor.
+bool is_division(BinaryOp op);
+
+/// Add, Sub, Mul, Div, Min, Max and the comparisons (1 or 0) in double. Throws InternalError
+/// for the integer-only operators (FloorDiv, FloorMod, And, Or).
+double float_binary(BinaryOp op, double x, double y);
+
+/// Wrapping Add, Sub, Mul; truncating Div; FloorDiv, FloorMod, Min, Max and the comparisons
+/// (1 or 0). A division operator needs y != 0 (InternalError otherwise). Throws InternalError
+/// for And and Or, which the caller short-circuits.
+int64_t int_binary(BinaryOp op, int64_t x, int64_t y);
+
+/// The math intrinsics in double: Exp, Log, Sqrt, Tanh, Sigmoid, Fabs, and Pow (x to the power
+/// y; the others ignore y). Throws InternalError for IfThenElse and Likely, which the caller
+/// evaluates itself.
+double float_call(CallOp op, double x, double y);
+
+/// The binary operator that folds a value into a reduction's accumulator (Sum is Add).
+BinaryOp combine_op(ReduceOp op);
+
+}  // namespace mrd::ir
