@@ -8,6 +8,8 @@
 #include <boost/asio.hpp>
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "common/util/error.h"
 #include "daemon/server/host_info.h"
@@ -83,8 +85,26 @@ int main(int argc, char** argv) {
   app.add_option("--cflags", config.pool.cflags, "compiler flags the workers use");
   app.add_option("--max-body", config.max_body, "largest frame body accepted, bytes")
       ->check(CLI::Range(uint32_t(1024), uint32_t(1u << 30)));
+  std::vector<std::string> allow_uids, allow_gids;
+  app.add_option("--allow-uid", allow_uids,
+                 "a user (name or uid) who may connect; repeatable or comma-separated. A peer "
+                 "is allowed when its uid is allowed, or its primary gid or one of its "
+                 "supplementary groups is an allowed gid. Root and measurerd's own user are "
+                 "always allowed. Without --allow-uid/--allow-gid the socket file's group is "
+                 "allowed; with either, the listed users and groups replace it. A refused peer "
+                 "gets Error PEER_NOT_ALLOWED at connect and a warning is logged")
+      ->delimiter(',')
+      ->type_name("USER");
+  app.add_option("--allow-gid", allow_gids,
+                 "a group (name or gid) whose members may connect; repeatable or "
+                 "comma-separated (see --allow-uid)")
+      ->delimiter(',')
+      ->type_name("GROUP");
   app.add_option("--log-file", log_file, "log to this file instead of stderr (SIGHUP reopens it)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  app.add_flag("--test-faults", config.pool.test_faults,
+               "testing only: workers accept fault.* workloads (they crash, hang or exhaust "
+               "memory on purpose); never use in production");
   app.add_flag("--foreground", foreground,
                "run in the foreground (always the case; accepted for "
                "scripts)");
@@ -99,9 +119,13 @@ int main(int argc, char** argv) {
 
   try {
     daemon::setup_logging(log_file, log_level);
+    for (const auto& u : allow_uids) config.allow.uids.push_back(daemon::resolve_uid(u));
+    for (const auto& g : allow_gids) config.allow.gids.push_back(daemon::resolve_gid(g));
     make_private_dir(config.pool.cache_dir);
     MRD_USER_CHECK(::access(config.pool.worker_path.c_str(), X_OK) == 0,
                    "worker program not executable: ", config.pool.worker_path);
+    if (config.pool.test_faults)
+      spdlog::warn("--test-faults: workers accept fault.* workloads; testing only");
     boost::asio::io_context io;
     daemon::Server server(io, config);
     server.start();

@@ -41,7 +41,20 @@ Client::Client(const std::string& socket_path, const std::string& client_name)
   }
   proto::Hello hello;
   hello.client_name = client_name;
-  send_bytes(proto::encode(hello));
+  try {
+    send_bytes(proto::encode(hello));
+  } catch (const ConnectionError&) {
+    // A daemon that refuses this peer (PEER_NOT_ALLOWED) sends its Error frame at connect and
+    // closes without reading, so the Hello may meet a closed socket: what the daemon said is
+    // still there to read, and is the better message.
+    std::optional<proto::Frame> said;
+    try {
+      said = read_frame();
+    } catch (const ConnectionError&) {
+    }
+    if (said) throw_server_error(*said);
+    throw;
+  }
   proto::Frame f = expect_frame();
   if (f.type != uint16_t(MessageType::Welcome)) throw_server_error(f);
   welcome_ = proto::decode<proto::Welcome>(f.body);

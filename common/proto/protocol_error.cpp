@@ -24,6 +24,8 @@ std::string_view error_code_name(ErrorCode c) {
       return "SHUTTING_DOWN";
     case ErrorCode::Internal:
       return "INTERNAL";
+    case ErrorCode::PeerNotAllowed:
+      return "PEER_NOT_ALLOWED";
   }
   return "UNKNOWN";
 }

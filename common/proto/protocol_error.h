@@ -21,6 +21,7 @@ enum class ErrorCode : uint16_t {
   UnknownRequest = 8,      ///< cancel of a request id that is not in flight
   ShuttingDown = 9,        ///< the daemon is stopping; the connection closes
   Internal = 10,           ///< a bug in measurerd
+  PeerNotAllowed = 11,     ///< the connecting uid/gid may not use the daemon; sent at connect
 };
 
 /// "BAD_MAGIC", "UNSUPPORTED_VERSION", ...; "UNKNOWN" for numbers not in the table.

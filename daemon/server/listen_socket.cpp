@@ -9,8 +9,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "common/util/error.h"
+
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS 59  // Linux >= 4.13
+#endif
 
 namespace mrd::daemon {
 
@@ -74,6 +79,20 @@ PeerCredentials peer_credentials(int fd) {
     out.pid = cred.pid;
     out.uid = cred.uid;
     out.gid = cred.gid;
+  }
+  // The list can be long (NGROUPS_MAX is 65536): ask, and ask again with the size the kernel
+  // says it needs (ERANGE).
+  std::vector<gid_t> groups(64);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    socklen_t glen = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &glen) == 0) {
+      groups.resize(glen / sizeof(gid_t));
+      out.groups = std::move(groups);
+      out.groups_known = true;
+      break;
+    }
+    if (errno != ERANGE || glen / sizeof(gid_t) > 65536) break;  // older kernel: gid only
+    groups.resize(glen / sizeof(gid_t));
   }
   return out;
 }

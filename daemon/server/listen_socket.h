@@ -7,6 +7,8 @@
 #include <boost/asio.hpp>
 #include <string>
 
+#include "daemon/server/peer_policy.h"
+
 namespace mrd::daemon {
 
 /// $RUNTIME_DIRECTORY/measurerd.sock, else /run/measurerd/measurerd.sock when that directory is
@@ -21,12 +23,8 @@ int systemd_listen_fd();
 /// when another daemon answers there or the path cannot be bound.
 void bind_listen(boost::asio::local::stream_protocol::acceptor& acceptor, const std::string& path);
 
-struct PeerCredentials {
-  pid_t pid = -1;
-  uid_t uid = static_cast<uid_t>(-1);
-  gid_t gid = static_cast<gid_t>(-1);
-};
-/// SO_PEERCRED of a connected Unix socket (pid -1 when unavailable).
+/// SO_PEERCRED of a connected Unix socket (pid -1 when unavailable), with the supplementary
+/// groups from SO_PEERGROUPS where the kernel has it (Linux >= 4.13).
 PeerCredentials peer_credentials(int fd);
 
 /// Sets FD_CLOEXEC, so that workers do not inherit the descriptor.

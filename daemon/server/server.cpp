@@ -1,8 +1,13 @@
 #include "daemon/server/server.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
 
 #include "common/util/error.h"
 #include "daemon/server/host_info.h"
@@ -42,6 +47,7 @@ void Server::start() {
     bound_here_ = true;
     spdlog::info("listening on {}", socket_path_);
   }
+  set_peer_policy();
   wait_signal();
   do_accept();
   size_t n = config_.pool.size;
@@ -63,9 +69,27 @@ void Server::report_status() {
     std::string line =
         str_cat("STATUS=", s.workers_alive, "/", s.workers, " workers, ", s.clients, " clients, ",
                 s.queued, " queued, ", s.in_flight, " running, ", s.completed, " done");
-    sd_notify(0, line.c_str());
+    // Only changes: a notify socket that nobody reads fills up, and sd_notify then blocks.
+    if (line != last_status_) sd_notify(0, line.c_str());
+    last_status_ = std::move(line);
     report_status();
   });
+}
+
+void Server::set_peer_policy() {
+  std::optional<gid_t> socket_gid;
+  struct stat st;
+  if (::stat(socket_path_.c_str(), &st) == 0)
+    socket_gid = st.st_gid;
+  else if (config_.allow.uids.empty() && config_.allow.gids.empty())
+    spdlog::warn("cannot stat {} ({}): its group is not allowed; only root and uid {} are",
+                 socket_path_, std::strerror(errno), ::geteuid());
+  peer_policy_ = make_peer_policy(config_.allow, ::geteuid(), socket_gid);
+  peer_policy_text_ = describe_policy(peer_policy_);
+  spdlog::info("peers allowed: {}{}", peer_policy_text_,
+               config_.allow.uids.empty() && config_.allow.gids.empty()
+                   ? " (root, this user and the socket's group)"
+                   : "");
 }
 
 void Server::do_accept() {
@@ -77,7 +101,20 @@ void Server::do_accept() {
       set_close_on_exec(socket.native_handle());
       auto cred = peer_credentials(socket.native_handle());
       uint64_t id = next_client_++;
-      spdlog::info("client {} connected: pid {} uid {} gid {}", id, cred.pid, cred.uid, cred.gid);
+      if (!peer_allowed(peer_policy_, cred)) {
+        // Refused before reading a byte: one Error frame, then the connection closes. The
+        // session is never started and never joins the live sessions.
+        spdlog::warn("client {} refused: {} is not allowed (allowed: {})", id, describe_peer(cred),
+                     peer_policy_text_);
+        SessionContext refused;
+        refused.max_body = config_.max_body;
+        auto s = std::make_shared<Session>(std::move(socket), std::move(refused), id);
+        s->close_with_error(proto::ErrorCode::PeerNotAllowed,
+                            refusal_message(cred, peer_policy_text_));
+        do_accept();
+        return;
+      }
+      spdlog::info("client {} connected: {}", id, describe_peer(cred));
       SessionContext ctx;
       ctx.dispatcher = &dispatcher_;
       ctx.manager = &sessions_;

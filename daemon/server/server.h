@@ -1,6 +1,7 @@
 // The daemon: one io_context, the listening socket (from systemd or bound), the signals
 // (SIGTERM/SIGINT stop, SIGHUP reopens logs), the worker pool, the dispatcher and the live
-// sessions. READY=1 goes to systemd once every worker has said ready.
+// sessions. Each accepted connection's peer is checked against the peer policy before a byte
+// is read. READY=1 goes to systemd once every worker has said ready.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -11,6 +12,7 @@
 #include "common/measure/measure_types.h"
 #include "common/proto/frame.h"
 #include "daemon/server/dispatcher.h"
+#include "daemon/server/peer_policy.h"
 #include "daemon/server/process_worker_pool.h"
 #include "daemon/server/session_manager.h"
 
@@ -22,6 +24,8 @@ struct ServerConfig {
   measure::TimingPolicy policy = measure::TimingPolicy::Exclusive;
   uint32_t max_body = proto::kDefaultMaxBody;
   uint32_t max_states = 4096;
+  /// Who may connect besides root and the daemon's own user; empty: the socket's group.
+  PeerAllowList allow;
 };
 
 class Server {
@@ -37,8 +41,10 @@ class Server {
 
  private:
   void do_accept();
+  /// Sets the peer policy once the socket file is known (its group is the default group).
+  void set_peer_policy();
   void wait_signal();
-  /// Refreshes systemd's STATUS= line every few seconds.
+  /// Refreshes systemd's STATUS= line every few seconds, when it changed.
   void report_status();
   proto::Welcome welcome() const;
   proto::StatusReply status() const;
@@ -52,6 +58,9 @@ class Server {
   Dispatcher dispatcher_;
   SessionManager sessions_;
   std::string socket_path_;
+  PeerPolicy peer_policy_;
+  std::string peer_policy_text_;
+  std::string last_status_;
   bool bound_here_ = false;
   bool stopped_ = false;
   uint64_t next_client_ = 1;

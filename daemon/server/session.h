@@ -42,7 +42,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   /// Starts reading. Call once, on a session held by a shared_ptr.
   void start();
-  /// Sends an Error frame and closes once it is written (used at shutdown).
+  /// Sends an Error frame and closes once it is written (used at shutdown). Also used without
+  /// start(), on a peer that is refused at connect: nothing is ever read from it.
   void close_with_error(proto::ErrorCode code, const std::string& message);
   uint64_t client_id() const { return client_id_; }
 

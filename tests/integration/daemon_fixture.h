@@ -57,7 +57,13 @@ struct NotifySocket {
     timeval tv{120, 0};  // a guard against a hung test, not a synchronisation
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   }
-  ~NotifySocket() { ::close(fd); }
+  ~NotifySocket() { close(); }
+  void close() {
+    if (fd < 0) return;
+    ::close(fd);
+    ::unlink(path.c_str());
+    fd = -1;
+  }
   /// Blocks until a datagram containing `what` arrives; false on the guard timeout.
   bool wait_for(const std::string& what) {
     char buf[4096];
@@ -83,6 +89,9 @@ class Daemon {
     child_ = bp::child(build_path("daemon/measurerd"), bp::args(args), env,
                        bp::std_err > (dir_.path / "measurerd.log").string());
     REQUIRE(notify_.wait_for("READY=1"));
+    // Later STATUS= datagrams would fill an unread queue and block the daemon's sd_notify:
+    // with the socket gone, they fail at once, as they would without systemd.
+    notify_.close();
     client::Client hello(socket_);  // answers once serving
     REQUIRE(hello.welcome().workers == static_cast<uint32_t>(workers));
   }
