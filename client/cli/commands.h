@@ -14,6 +14,7 @@ enum ExitCode : int {
   kUsage = 2,          ///< bad command line, unreadable or invalid input file
   kUnavailable = 3,    ///< the daemon cannot be reached, refused the request or went away
   kInternal = 4,       ///< a bug in measurer
+  kInterrupted = 130,  ///< Ctrl-C (128 + SIGINT, as a shell reports it): the request was cancelled
 };
 
 struct Common {

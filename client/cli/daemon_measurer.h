@@ -1,9 +1,14 @@
 // The tuner's Measurer over measurerd: each batch goes to the daemon as one request; every
-// result is appended to the record log as it arrives. A broken connection or a refused request
-// becomes error results (never an exception), and the next batch reconnects.
+// result is appended to the record log as it arrives. When the daemon goes away, the connection
+// breaks or a request is refused, measure() returns only the results received (a prefix of the
+// batch, never invented error results), failure() says why, and the tuner stops: nothing more
+// is sent. interrupt() (Ctrl-C) cancels the request in flight the same way: the results that
+// still arrive measured are logged, the cancelled ones are not, and the tuner stops.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "client/lib/client.h"
@@ -15,17 +20,22 @@ namespace mrd::cli {
 class DaemonMeasurer : public tune::Measurer {
  public:
   /// `task` is what the records name (its hardware num_cores should be the tuner's);
-  /// `log_path` empty: no log. `on_result` (optional) sees each result as it arrives.
+  /// `log_path` empty: no log.
   DaemonMeasurer(std::string socket_path, measure::Task task, measure::MeasureOptions options,
                  std::string log_path);
 
   std::vector<measure::MeasureResult> measure(const std::vector<tune::Candidate>& batch) override;
 
+  /// Cancels the request in flight and stops measuring; from any thread.
+  void interrupt();
+  /// True once interrupt() was called.
+  bool interrupted() const { return interrupted_.load(); }
+
   /// The last transport or daemon failure, empty when none happened.
   const std::string& failure() const { return failure_; }
   /// A log write failure (the log stops at the first one), empty when none.
   const std::string& log_error() const { return log_error_; }
-  /// Measurements made (error results of failed requests not counted).
+  /// Measurements made.
   size_t measured() const { return measured_; }
 
  private:
@@ -34,7 +44,9 @@ class DaemonMeasurer : public tune::Measurer {
   std::string task_bytes_;
   measure::MeasureOptions options_;
   std::string log_path_;
+  std::mutex client_mutex_;  // guards client_ against interrupt()
   std::unique_ptr<client::Client> client_;
+  std::atomic<bool> interrupted_{false};
   std::string failure_;
   std::string log_error_;
   size_t measured_ = 0;

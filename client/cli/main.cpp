@@ -12,8 +12,11 @@ int main(int argc, char** argv) {
   const std::string exit_codes =
       "Exit codes: 0 done, no measure errors; 1 done, some results are measure errors; "
       "2 bad usage or invalid input file; 3 measurerd unreachable, refused the request or went "
-      "away; 4 internal error.";
-  CLI::App app{"measurer: submit tensor-program candidates to measurerd and read the results."};
+      "away; 4 internal error; 130 (submit, tune) interrupted by Ctrl-C. Each subcommand's "
+      "--help says what its codes mean for it.";
+  CLI::App app{"measurer: submit tensor-program candidates to measurerd and read the results. "
+               "--socket and --json may come before or after the subcommand; `measurer "
+               "SUBCOMMAND --help` explains each one."};
   app.footer(exit_codes);
   app.require_subcommand(1);
   Common common;
@@ -24,13 +27,23 @@ int main(int argc, char** argv) {
 
   SubmitArgs submit;
   auto* sub = app.add_subcommand(
-      "submit", "Measure every state of a task file; one result per state, in order.");
+      "submit",
+      "Measure every state of a task file; one result per state, in order, printed as it "
+      "arrives: result, mean cost, GFLOP/s (the workload's flop count over the mean cost), "
+      "build and run seconds, cache hit, message. Ctrl-C cancels the request: the states not "
+      "yet started come back UNKNOWN_ERROR \"cancelled\", the results received are printed "
+      "and measurer exits 130; a second Ctrl-C quits at once.");
   sub->add_option("TASK", submit.task_file, "task file (JSON: workload, target, options, states)")
       ->required();
-  sub->add_option("--log", submit.log_file, "append each result as a TVM auto_scheduler record");
-  sub->add_flag("--quiet,-q", submit.quiet, "no progress bar on stderr");
+  sub->add_option("--log", submit.log_file,
+                  "append each measured result as a TVM auto_scheduler record (cancelled states "
+                  "are not logged)");
+  sub->add_flag("--quiet,-q", submit.quiet, "no progress bar on stderr (drawn only on a terminal)");
   sub->add_option("--socket", common.socket, "measurerd socket");
-  sub->add_flag("--json", common.json, "one JSON object per result on stdout");
+  sub->add_flag("--json", common.json,
+                "one JSON object per result on stdout: index, error_no, error, error_msg, costs, "
+                "mean_cost, gflops (null for an error or an unknown flop count), all_cost, "
+                "build_seconds, run_seconds, cache_hit, timing_policy, timestamp");
 
   auto* status = app.add_subcommand("status", "Show workers, queue, throughput and cache hits.");
   status->add_option("--socket", common.socket, "measurerd socket");
@@ -45,29 +58,37 @@ int main(int argc, char** argv) {
       "replay", "Measure each record of a TVM record log again; print old and new cost.");
   rep->add_option("LOG", replay.log_file, "record log (JSON lines, TVM auto_scheduler v0.6)")
       ->required();
-  rep->add_flag("--quiet,-q", replay.quiet, "no progress bar on stderr");
+  rep->add_flag("--quiet,-q", replay.quiet, "no progress bar on stderr (drawn only on a terminal)");
   rep->add_option("--socket", common.socket, "measurerd socket");
-  rep->add_flag("--json", common.json, "one JSON object per record on stdout");
+  rep->add_flag("--json", common.json,
+                "one JSON object per record on stdout: the submit --json fields but gflops, plus "
+                "workload_key, old_cost, new_cost (seconds; 0 for an error)");
 
   TuneArgs tune;
   auto* tn = app.add_subcommand(
       "tune",
       "Search a workload's schedules (Ansor sketches, random sampling, evolutionary search), "
-      "measuring each batch through measurerd; print the best schedule found.");
+      "measuring each batch through measurerd; print the best schedule found. If measurerd "
+      "goes away or Ctrl-C is pressed, tune stops at once with the --log records kept; run the "
+      "same command with --resume to continue.");
   tn->add_option("--workload,-w", tune.workload,
                  "built-in workload as NAME:ARG,... e.g. matmul:512,512,512,float32 "
                  "(see `measurer workloads`)");
   tn->add_option("--task", tune.task_file,
                  "task file naming the workload (may be an inline DAG); its options are used, "
                  "its states are not");
-  tn->add_option("--trials,-n", tune.trials, "measurements to make")->capture_default_str();
+  tn->add_option("--trials,-n", tune.trials,
+                 "measurements to make in this run (with --resume: beyond those in the log)")
+      ->capture_default_str();
   tn->add_option("--batch", tune.batch, "candidates per request to measurerd")->capture_default_str();
   tn->add_option("--seed", tune.seed, "random seed: the search is a function of it and the results")
       ->capture_default_str();
   tn->add_option("--num-cores", tune.num_cores,
                  "hardware num_cores of the task (threads of a parallel loop; default: the "
                  "task file's, else measurerd's cores)");
-  tn->add_option("--log", tune.log_file, "append every result as a TVM auto_scheduler record");
+  tn->add_option("--log", tune.log_file,
+                 "append every result as a TVM auto_scheduler record as it arrives (what is "
+                 "logged survives Ctrl-C or a lost daemon; --resume continues from it)");
   tn->add_flag("--resume", tune.resume,
                "continue from the --log file: its records of this workload seed the search and "
                "are not measured again");
@@ -83,8 +104,9 @@ int main(int argc, char** argv) {
   tn->add_flag("--quiet,-q", tune.quiet, "no progress on stderr");
   tn->add_option("--socket", common.socket, "measurerd socket");
   tn->add_flag("--json", common.json,
-               "one JSON object at the end: workload_key, trials, errors, best_cost, "
-               "best_gflops, steps, record (and c with --show-c)");
+               "one JSON object at the end: workload_key, trials, resumed, errors, best_cost, "
+               "best_gflops, steps, record (and c with --show-c; stopped, with the reason, "
+               "when the run ended early)");
 
   BestArgs best;
   auto* bst = app.add_subcommand(
@@ -103,10 +125,29 @@ int main(int argc, char** argv) {
   plt->add_option("-o,--output", plot.out, "SVG file to write")->capture_default_str();
   plt->add_option("--title", plot.title, "plot title (default: the log's file name)");
 
-  for (auto* c : {sub, status, workloads, rep, bst, plt}) c->footer(exit_codes);
+  rep->footer("Exit codes: 0 every record measured again without error; 1 some results are "
+              "measure errors; 2 bad usage or unreadable log; 3 measurerd unreachable, refused "
+              "the request or went away; 4 internal error.");
+  status->footer("Exit codes: 0 shown; 2 bad usage; 3 measurerd unreachable or went away; "
+                 "4 internal error.");
+  workloads->footer("Exit codes: 0 listed; 2 bad usage; 4 internal error.");
+  bst->footer("Exit codes: 0 a best record for every workload of the log; 1 a workload has no "
+              "record without error, or the log is empty; 2 bad usage or unreadable log; "
+              "4 internal error.");
+  plt->footer("Exit codes: 0 written; 2 bad usage, unreadable log, no record to draw or the "
+              "SVG cannot be written; 4 internal error.");
+  sub->footer("Exit codes: 0 done, no measure errors; 1 done, some results are measure errors; "
+              "2 bad usage, invalid task file or a --log write failed; 3 measurerd unreachable, "
+              "refused the request or went away; 4 internal error; 130 interrupted by Ctrl-C "
+              "(the request was cancelled; the results received were printed and the measured "
+              "ones logged).");
   tn->footer("Exit codes: 0 a best schedule was found; 1 no candidate was measured without "
-             "error; 2 bad usage or invalid input; 3 measurerd unreachable, refused a request or "
-             "went away (the results received are in the log); 4 internal error.");
+             "error; 2 bad usage, invalid input or a --log write failed; 3 measurerd "
+             "unreachable, refused a request or went away mid-run: tune stops at once, the "
+             "results received are in the --log file and the same command with --resume "
+             "continues; 4 internal error; 130 interrupted by Ctrl-C (the batch in flight is "
+             "cancelled, the measured results are in the --log file, --resume continues; a "
+             "second Ctrl-C quits at once).");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -52,7 +52,7 @@ int run_replay(const Common& common, const ReplayArgs& args) {
       for (size_t i = start; i < end; ++i) {
         ++done;
         ++errors;
-        progress.finish();
+        progress.clear();
         if (common.json)
           std::cout << nlohmann::json{{"index", i},
                                       {"error", "INSTANTIATION_ERROR"},
@@ -73,7 +73,7 @@ int run_replay(const Common& common, const ReplayArgs& args) {
             const auto& old = records[i].result;
             double old_cost = old.error_no == measure::MeasureErrorNo::NoError ? mean_cost(old) : 0;
             double new_cost = r.error_no == measure::MeasureErrorNo::NoError ? mean_cost(r) : 0;
-            progress.finish();
+            progress.clear();
             if (common.json) {
               auto j = result_json(static_cast<uint32_t>(i), r);
               j["workload_key"] = records[i].workload_key;

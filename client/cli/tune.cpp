@@ -1,5 +1,7 @@
 // measurer tune: search a workload's schedules with the tuner, measuring each batch through
 // measurerd; the record log grows as results arrive; the best schedule is printed at the end.
+// When measurerd goes away mid-run, tune stops at once, keeps the records received and says
+// how --resume continues (exit 3); Ctrl-C cancels the batch in flight the same way (exit 130).
 #include <unistd.h>
 
 #include <cmath>
@@ -10,6 +12,7 @@
 
 #include "client/cli/commands.h"
 #include "client/cli/daemon_measurer.h"
+#include "client/cli/interrupt.h"
 #include "client/cli/tvm_json.h"
 #include "client/cli/workload_spec.h"
 #include "client/lib/client.h"
@@ -196,7 +199,15 @@ int run_tune(const Common& common, const TuneArgs& args) {
 
   DaemonMeasurer measurer(socket, l.task, l.options, args.log_file);
   TuneProgressLine progress(args.trials, !args.quiet);
-  auto records = tuner.run(measurer, [&](const tune::TuneProgress& p) { progress.update(p); });
+  std::vector<tune::TuneRecord> records;
+  {
+    InterruptWatcher interrupt([&measurer] {
+      measurer.interrupt();
+      std::cerr << "\nmeasurer tune: stopping after the results in flight (Ctrl-C again to quit "
+                   "at once)\n";
+    });
+    records = tuner.run(measurer, [&](const tune::TuneProgress& p) { progress.update(p); });
+  }
   progress.finish();
 
   size_t errors = 0;
@@ -208,6 +219,8 @@ int run_tune(const Common& common, const TuneArgs& args) {
   j["trials"] = records.size();
   j["resumed"] = resumed;
   j["errors"] = errors;
+  if (!measurer.failure().empty()) j["stopped"] = measurer.failure();
+  else if (measurer.interrupted()) j["stopped"] = "interrupted";
   std::string c_source;
   if (best) {
     double cost = tune::mean_cost(best->result);
@@ -241,6 +254,10 @@ int run_tune(const Common& common, const TuneArgs& args) {
     std::cout << "workload  " << key << "\n"
               << "trials    " << records.size() << " measured (" << errors << " with errors)";
     if (resumed) std::cout << ", " << resumed << " resumed from the log";
+    if (!measurer.failure().empty())
+      std::cout << "; stopped early, measurerd went away";
+    else if (measurer.interrupted())
+      std::cout << "; stopped early by Ctrl-C";
     std::cout << "\n";
     if (best) {
       char line[128];
@@ -263,8 +280,24 @@ int run_tune(const Common& common, const TuneArgs& args) {
     return kUsage;
   }
   if (!measurer.failure().empty()) {
-    std::cerr << "measurer tune: " << measurer.failure() << "\n";
+    std::cerr << "measurer tune: stopped after " << records.size() << " of " << args.trials
+              << " trials: " << measurer.failure() << "\n";
+    if (!args.log_file.empty())
+      std::cerr << "measurer tune: the results received are in " << args.log_file
+                << "; once measurerd is back, the same command with --resume continues from them\n";
+    else
+      std::cerr << "measurer tune: no --log was given, so this run's results are lost; use --log "
+                   "FILE (and --resume to continue a run)\n";
     return kUnavailable;
+  }
+  if (measurer.interrupted()) {
+    std::cerr << "measurer tune: interrupted after " << records.size() << " of " << args.trials
+              << " trials";
+    if (!args.log_file.empty())
+      std::cerr << "; the results are in " << args.log_file
+                << " and the same command with --resume continues from them";
+    std::cerr << "\n";
+    return kInterrupted;
   }
   return best ? kOk : kMeasureErrors;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 #include "common/proto/codec.h"
 #include "common/util/error.h"
@@ -21,6 +22,10 @@ std::string default_socket_path() {
   if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x)
     return std::string(x) + "/measurerd.sock";
   return "/run/measurerd/measurerd.sock";
+}
+
+bool is_cancelled(const measure::MeasureResult& r) {
+  return r.error_no == measure::MeasureErrorNo::UnknownError && r.error_msg == kCancelledMessage;
 }
 
 Client::Client(const std::string& socket_path, const std::string& client_name)
@@ -65,6 +70,11 @@ Client::~Client() {
 }
 
 void Client::send_bytes(const std::string& bytes) {
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  send_locked(bytes);
+}
+
+void Client::send_locked(const std::string& bytes) {
   size_t off = 0;
   while (off < bytes.size()) {
     ssize_t n = ::send(fd_, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
@@ -89,9 +99,38 @@ std::optional<proto::Frame> Client::read_frame() {
 }
 
 proto::Frame Client::expect_frame() {
-  auto f = read_frame();
-  if (!f) throw ConnectionError("measurerd closed the connection");
-  return std::move(*f);
+  for (;;) {
+    auto f = read_frame();
+    if (!f) throw ConnectionError("measurerd closed the connection");
+    if (is_stale_cancel_answer(*f)) continue;
+    return std::move(*f);
+  }
+}
+
+bool Client::is_stale_cancel_answer(const proto::Frame& f) {
+  if (f.type != uint16_t(MessageType::Error)) return false;
+  auto e = proto::decode<proto::ErrorMsg>(f.body);
+  if (e.code != uint16_t(proto::ErrorCode::UnknownRequest)) return false;
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  return cancelled_requests_.erase(e.request_id) > 0;
+}
+
+bool Client::cancel() noexcept {
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  if (!measuring_) return false;
+  cancel_requested_ = true;
+  if (in_flight_ != 0 && !cancel_sent_) {
+    cancel_sent_ = true;
+    try {
+      cancelled_requests_.insert(in_flight_);
+      proto::Cancel c;
+      c.request_id = in_flight_;
+      send_locked(proto::encode(c));
+    } catch (const std::exception&) {
+      // The reading side sees the broken connection and reports it.
+    }
+  }
+  return true;
 }
 
 void Client::throw_server_error(const proto::Frame& f) {
@@ -116,6 +155,20 @@ proto::RequestDone Client::measure(const std::string& task_bytes,
                                    const std::vector<std::string>& states,
                                    const measure::MeasureOptions& options,
                                    const OnResult& on_result) {
+  {
+    std::lock_guard<std::mutex> lock(write_mutex_);
+    measuring_ = true;
+    in_flight_ = 0;
+    cancel_requested_ = false;
+  }
+  struct Idle {
+    Client* c;
+    ~Idle() {
+      std::lock_guard<std::mutex> lock(c->write_mutex_);
+      c->measuring_ = false;
+      c->in_flight_ = 0;
+    }
+  } idle{this};
   size_t chunk = welcome_.max_states ? welcome_.max_states : states.size();
   proto::RequestDone total;
   for (size_t off = 0; off < states.size() || (off == 0 && states.empty()); off += chunk) {
@@ -139,7 +192,31 @@ proto::RequestDone Client::measure_one(const std::string& task_bytes,
   req.task = task_bytes;
   req.states = states;
   req.options = options;
-  send_bytes(proto::encode(req));
+  bool sent = false;
+  {
+    std::lock_guard<std::mutex> lock(write_mutex_);
+    if (!cancel_requested_) {
+      send_locked(proto::encode(req));
+      in_flight_ = req.request_id;
+      cancel_sent_ = false;
+      sent = true;
+    }
+  }
+  if (!sent) {  // cancelled before this part was sent: its results are local
+    proto::RequestDone d;
+    d.request_id = req.request_id;
+    for (uint32_t i = 0; i < states.size(); ++i) {
+      measure::MeasureResult r;
+      r.error_no = measure::MeasureErrorNo::UnknownError;
+      r.error_msg = kCancelledMessage;
+      r.policy = welcome_.policy;
+      r.timestamp = static_cast<double>(std::time(nullptr));
+      ++d.count;
+      ++d.errors;
+      if (on_result) on_result(static_cast<uint32_t>(offset + i), r);
+    }
+    return d;
+  }
   uint32_t expected = 0;
   for (;;) {
     proto::Frame f = expect_frame();
@@ -155,6 +232,8 @@ proto::RequestDone Client::measure_one(const std::string& task_bytes,
       auto d = proto::decode<proto::RequestDone>(f.body);
       if (d.request_id != req.request_id || d.count != expected)
         throw ConnectionError("request done before all its results");
+      std::lock_guard<std::mutex> lock(write_mutex_);
+      in_flight_ = 0;
       return d;
     } else {
       throw_server_error(f);

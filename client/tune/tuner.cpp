@@ -58,6 +58,7 @@ double Tuner::best_gflops() const {
 std::vector<TuneRecord> Tuner::run(Measurer& m,
                                    const std::function<void(const TuneProgress&)>& on_progress) {
   std::vector<TuneRecord> out;
+  stopped_by_measurer_ = false;
   int done = 0;
   while (done < options_.trials) {
     int n = std::min(options_.batch_size, options_.trials - done);
@@ -71,15 +72,19 @@ std::vector<TuneRecord> Tuner::run(Measurer& m,
     std::vector<Candidate> batch;
     for (const SearchState& s : proposals) batch.push_back({s.steps()});
     std::vector<measure::MeasureResult> results = m.measure(batch);
-    MRD_CHECK(results.size() == batch.size(), "the measurer returned ", results.size(),
+    MRD_CHECK(results.size() <= batch.size(), "the measurer returned ", results.size(),
               " results for ", batch.size(), " candidates");
-    for (size_t i = 0; i < batch.size(); ++i) {
+    for (size_t i = 0; i < results.size(); ++i) {
       TuneRecord r{std::move(batch[i]), std::move(results[i])};
       remember(r);
       out.push_back(std::move(r));
     }
-    done += static_cast<int>(proposals.size());
-    if (on_progress) on_progress(TuneProgress{done, best_gflops()});
+    done += static_cast<int>(results.size());
+    if (on_progress && !results.empty()) on_progress(TuneProgress{done, best_gflops()});
+    if (results.size() < batch.size()) {
+      stopped_by_measurer_ = true;
+      break;
+    }
   }
   return out;
 }

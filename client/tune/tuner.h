@@ -20,7 +20,9 @@
 
 namespace mrd::tune {
 
-/// Measures a batch; must return one result per candidate, in order.
+/// Measures a batch; returns one result per candidate, in order. A measurer that cannot go on
+/// (its daemon went away) returns the results it has, a prefix of the batch: the tuner keeps
+/// them and its run() stops there.
 class Measurer {
  public:
   virtual ~Measurer() = default;
@@ -59,11 +61,14 @@ class Tuner {
   /// never measured again. Records whose steps do not apply are kept only as "seen".
   void add_history(const std::vector<TuneRecord>& records);
   /// Measures up to options.trials new states in batches; returns this run's records in
-  /// measurement order. Stops early when no new valid state can be found.
+  /// measurement order. Stops early when no new valid state can be found, or when the
+  /// measurer returns fewer results than candidates (see stopped_by_measurer()).
   std::vector<TuneRecord> run(Measurer& m,
                               const std::function<void(const TuneProgress&)>& on_progress = {});
   /// Lowest mean cost among successful results (history included), or nullptr.
   const TuneRecord* best() const;
+  /// True when the last run() stopped because the measurer returned a short batch.
+  bool stopped_by_measurer() const { return stopped_by_measurer_; }
   /// The sketches the search samples from.
   const std::vector<SearchState>& sketches() const { return sketches_; }
 
@@ -80,6 +85,7 @@ class Tuner {
   std::vector<TuneRecord> records_;  // history, then every measurement of every run
   std::set<std::string> seen_;
   int best_index_ = -1;
+  bool stopped_by_measurer_ = false;
 };
 
 }  // namespace mrd::tune

@@ -137,3 +137,94 @@ TEST_CASE("measurer tune usage errors and an absent daemon") {
   auto tf = nlohmann::json::parse(read_file(task));
   CHECK(tf["states"].size() == 6);
 }
+
+TEST_CASE("measurer tune stops when measurerd goes away and --resume continues") {
+  TempDir dir;
+  std::string log = (dir.path / "tune.json").string();
+  size_t logged = 0;
+  {
+    Daemon d(1);
+    bp::ipstream err;
+    bp::child c(build_path("client/measurer"),
+                bp::args(std::vector<std::string>{
+                    "tune", "--workload", "matmul:64,64,64,float32", "--trials", "400", "--batch",
+                    "4", "--number", "1", "--min-repeat-ms", "0", "--log", log, "--json",
+                    "--socket", d.socket()}),
+                bp::std_out > (dir.path / "measurer.out").string(), bp::std_err > err);
+    std::string text, line;
+    // Progress (stderr is no terminal): one line per batch. The first one: tune is running.
+    while (std::getline(err, line)) {
+      text += line + "\n";
+      if (line.find(" trials, best ") != std::string::npos) break;
+    }
+    REQUIRE(line.find(" trials, best ") != std::string::npos);
+    d.terminate();
+    while (std::getline(err, line)) text += line + "\n";
+    c.wait();
+    INFO(text);
+    CHECK(c.exit_code() == 3);
+    CHECK(text.find("stopped after") != std::string::npos);
+    CHECK(text.find("--resume") != std::string::npos);
+    CHECK(text.find(log) != std::string::npos);
+
+    auto j = nlohmann::json::parse(read_file(dir.path / "measurer.out"));
+    std::string why = j["stopped"].get<std::string>();  // SHUTTING_DOWN, or the broken socket
+    CHECK(!why.empty());
+    std::ifstream in(log);
+    auto records = record::read_records(in);
+    logged = records.size();
+    CHECK(j["trials"] == logged);
+    CHECK(logged >= 4);
+    CHECK(logged < 400);
+    // Only real measurements were recorded: no error result made up from the lost connection.
+    for (const auto& r : records) {
+      CHECK(r.result.error_msg.find(why) == std::string::npos);
+      CHECK(r.result.error_msg.find("SHUTTING_DOWN") == std::string::npos);
+    }
+  }
+  Daemon again(1);
+  auto r = run_cli({"tune", "--workload", "matmul:64,64,64,float32", "--trials", "4", "--batch",
+                    "4", "--number", "1", "--min-repeat-ms", "0", "--log", log, "--resume",
+                    "--json", "--socket", again.socket()},
+                   dir.path);
+  INFO(read_file(dir.path / "measurer.err"));
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["resumed"] == logged);
+  std::ifstream in(log);
+  CHECK(record::read_records(in).size() == logged + 4);
+}
+
+TEST_CASE("Ctrl-C stops measurer tune with its records kept, exit 130") {
+  Daemon d(1);
+  TempDir dir;
+  std::string log = (dir.path / "tune.json").string();
+  bp::ipstream err;
+  bp::child c(build_path("client/measurer"),
+              bp::args(std::vector<std::string>{
+                  "tune", "--workload", "matmul:64,64,64,float32", "--trials", "400", "--batch",
+                  "4", "--number", "1", "--min-repeat-ms", "0", "--log", log, "--json",
+                  "--socket", d.socket()}),
+              bp::std_out > (dir.path / "measurer.out").string(), bp::std_err > err);
+  std::string text, line;
+  while (std::getline(err, line)) {
+    text += line + "\n";
+    if (line.find(" trials, best ") != std::string::npos) break;
+  }
+  REQUIRE(line.find(" trials, best ") != std::string::npos);
+  REQUIRE(::kill(c.id(), SIGINT) == 0);
+  while (std::getline(err, line)) text += line + "\n";
+  c.wait();
+  INFO(text);
+  CHECK(c.exit_code() == 130);
+  CHECK(text.find("interrupted after") != std::string::npos);
+  CHECK(text.find("--resume") != std::string::npos);
+  auto j = nlohmann::json::parse(read_file(dir.path / "measurer.out"));
+  CHECK(j["stopped"] == "interrupted");
+  std::ifstream in(log);
+  auto records = record::read_records(in);
+  CHECK(records.size() >= 4);
+  CHECK(records.size() < 400);
+  CHECK(records.size() >= j["trials"].get<size_t>());
+  for (const auto& r : records) CHECK(r.result.error_msg != "cancelled");
+  CHECK(d.terminate() == 0);  // the daemon is unharmed
+}

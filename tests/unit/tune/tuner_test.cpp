@@ -1,5 +1,6 @@
 #include "client/tune/tuner.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <set>
@@ -181,6 +182,44 @@ TEST_CASE("failed measurements and unusable history do not stop the search") {
   Tuner fresh(dag, opt);
   fresh.run(m);
   CHECK(fresh.best() == nullptr);
+}
+
+/// Measures `budget` candidates, then returns short batches, as the daemon measurer does once
+/// its daemon has gone away.
+class DyingMeasurer : public Measurer {
+ public:
+  explicit DyingMeasurer(size_t budget) : budget_(budget) {}
+  std::vector<measure::MeasureResult> measure(const std::vector<Candidate>& batch) override {
+    ++calls;
+    size_t n = std::min(budget_, batch.size());
+    budget_ -= n;
+    std::vector<measure::MeasureResult> out(n);
+    for (auto& r : out) r.costs = {1e-3};
+    return out;
+  }
+  int calls = 0;
+
+ private:
+  size_t budget_;
+};
+
+TEST_CASE("a short batch from the measurer stops the run and keeps what was measured") {
+  dag::ComputeDAG dag = matmul_dag();
+  Tuner tuner(dag, short_search(40, 8));
+  DyingMeasurer m(11);  // the first batch, then 3 of the second
+  std::vector<int> done;
+  std::vector<TuneRecord> records =
+      tuner.run(m, [&](const TuneProgress& p) { done.push_back(p.trials_done); });
+  CHECK(records.size() == 11);
+  CHECK(m.calls == 2);  // no batch after the short one
+  CHECK(tuner.stopped_by_measurer());
+  CHECK(done == std::vector<int>{8, 11});
+  REQUIRE(tuner.best() != nullptr);
+
+  Tuner whole(dag, short_search(16, 8));
+  DyingMeasurer plenty(100);
+  CHECK(whole.run(plenty).size() == 16);
+  CHECK(!whole.stopped_by_measurer());
 }
 
 TEST_CASE("the tuner stops when the search space is exhausted") {
