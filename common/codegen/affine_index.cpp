@@ -1,5 +1,6 @@
 #include "common/codegen/affine_index.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/ir/expr_functor.h"
@@ -72,9 +73,30 @@ bool AffineIndex::atom_uses(const VarNode* v) const {
 }
 
 std::string AffineIndex::base_key() const {
+  std::vector<std::string> parts;
+  for (const auto& [key, term] : terms) parts.push_back(str_cat(key, "*", term.second, "+"));
+  std::sort(parts.begin(), parts.end());  // equal bases, whatever order their terms came in
   std::string s;
-  for (const auto& [key, term] : terms) s += str_cat(key, "*", term.second, "+");
+  for (const auto& p : parts) s += p;
   return s;
+}
+
+AffineTerms::iterator AffineTerms::find(const std::string& key) {
+  return std::find_if(entries_.begin(), entries_.end(),
+                      [&](const Entry& e) { return e.first == key; });
+}
+
+AffineTerms::const_iterator AffineTerms::find(const std::string& key) const {
+  return std::find_if(entries_.begin(), entries_.end(),
+                      [&](const Entry& e) { return e.first == key; });
+}
+
+std::pair<AffineTerms::iterator, bool> AffineTerms::emplace(const std::string& key,
+                                                            std::pair<ir::Expr, int64_t> value) {
+  auto it = find(key);
+  if (it != entries_.end()) return {it, false};
+  entries_.emplace_back(key, std::move(value));
+  return {entries_.end() - 1, true};
 }
 
 AffineIndex affine_of(const Expr& e) {

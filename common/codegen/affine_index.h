@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -14,9 +13,34 @@
 
 namespace mrd::codegen {
 
+/// Atoms by key, kept in the order they were first added: the generated C writes terms in
+/// this order, so it must not depend on where nodes happen to live in memory (the build cache
+/// is keyed on the C text). Few terms: lookups are linear.
+class AffineTerms {
+ public:
+  using Entry = std::pair<std::string, std::pair<ir::Expr, int64_t>>;
+  using iterator = std::vector<Entry>::iterator;
+  using const_iterator = std::vector<Entry>::const_iterator;
+
+  iterator find(const std::string& key);
+  const_iterator find(const std::string& key) const;
+  /// Adds (key, value) unless the key is present; like std::map::emplace.
+  std::pair<iterator, bool> emplace(const std::string& key, std::pair<ir::Expr, int64_t> value);
+  iterator erase(iterator it) { return entries_.erase(it); }
+  iterator begin() { return entries_.begin(); }
+  iterator end() { return entries_.end(); }
+  const_iterator begin() const { return entries_.begin(); }
+  const_iterator end() const { return entries_.end(); }
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+
+ private:
+  std::vector<Entry> entries_;
+};
+
 struct AffineIndex {
   /// Atoms by a structural key (variables by identity), with their expression and factor.
-  std::map<std::string, std::pair<ir::Expr, int64_t>> terms;
+  AffineTerms terms;
   int64_t constant = 0;
 
   /// Factor of variable `v` (0 when absent). A variable inside a non-linear atom is not

@@ -7,9 +7,16 @@
 // names from the workload appear only in comments, reduced to [A-Za-z0-9_]. Parallel loops
 // become OpenMP `parallel for`. Unrolled loops with constant bounds are expanded into copies
 // (expand_unrolled.h), larger ones get `GCC unroll`. A vectorized loop whose body is one store
-// of contiguous or lane-invariant operands under lane-invariant conditions, with + - * (and /
-// for floats), becomes GCC vector statements (16 float lanes, 8 double lanes...); other ones
-// stay `omp simd` loops (extent <= 4: scalar statements). A local allocation whose accesses
+// under a chain of conditions, of contiguous or lane-invariant operands with + - * min max (and
+// / for floats) and selects, becomes GCC vector statements in chunks of 16, 8, 4, 2 float lanes
+// (8, 4, 2 double lanes...) and single lanes for a remainder. A condition on the lane must be
+// affine in it: with constant terms only (padding borders) the loop is cut where it changes
+// and each chunk takes its branch statically; with lane-invariant terms (guards of
+// non-divisible splits) each chunk checks it at its first and last lane and runs lane by lane
+// when it fails. A strided read into a register accumulator is gathered. Other vectorized
+// loops stay `omp simd` loops (extent <= 4: scalar statements). A serial loop whose body is a
+// guard takes the guard's conjuncts of the form +-v + invariant compared with 0 as its bounds;
+// a guard invariant in a serial loop moves outside it. A local allocation whose accesses
 // within a loop body (or its whole scope) are all at constant offsets from one invariant base
 // lives there in variables (vector or scalar registers), loaded on entry and stored on exit.
 // Floats are written exactly (hex literals).

@@ -12,6 +12,7 @@
 
 #include "common/codegen/c_codegen.h"
 #include "common/ir/expr.h"
+#include "common/interp/primfunc_eval.h"
 #include "common/ir/stmt.h"
 
 using namespace mrd;
@@ -339,8 +340,8 @@ TEST_CASE("emit_c: vectorized loops become vector statements with register accum
     }
 }
 
-// Bodies the vector form cannot express keep the scalar loop: a strided read, a guard that
-// varies across lanes, a call.
+// Bodies the vector form cannot express keep the scalar loop: a strided read into memory, a
+// branch with an else case that varies across lanes, a call.
 TEST_CASE("emit_c: vectorized loops outside the vector form fall back to omp simd") {
   const int n = 16;
   auto in = BufferNode::make("in", DType::Float32, {2 * n});
@@ -368,4 +369,161 @@ TEST_CASE("emit_c: vectorized loops outside the vector form fall back to omp sim
     CHECK(o[n + x] == (x < 5 ? a[x] : 7.0f));
     CHECK(o[2 * n + x] == std::sqrt(a[x]));
   }
+}
+
+namespace {
+
+// Runs `f` compiled and through the reference evaluator on the same float32 inputs (outputs
+// start as a sentinel) and requires equal results for every parameter.
+void check_against_interpreter(const PrimFunc& f, const std::string& src) {
+  auto kern = build(src);
+  std::vector<std::unique_ptr<Aligned<float>>> bufs;
+  std::vector<std::vector<double>> ref(f.params.size());
+  std::vector<void*> args;
+  for (size_t p = 0; p < f.params.size(); ++p) {
+    size_t n = 1;
+    for (int64_t d : f.params[p]->shape) n *= static_cast<size_t>(d);
+    bufs.push_back(std::make_unique<Aligned<float>>(n));
+    for (size_t x = 0; x < n; ++x) {
+      float v = p == 0 ? float((x * 7) % 11) - 5.5f : -999.0f;
+      (*bufs.back())[x] = v;
+      ref[p].push_back(v);
+    }
+    args.push_back(bufs.back()->p);
+  }
+  std::vector<std::vector<double>*> ptrs;
+  for (auto& r : ref) ptrs.push_back(&r);
+  interp::eval_primfunc(f, ptrs);
+  REQUIRE(kern->entry(args.data()) == 0);
+  for (size_t p = 0; p < f.params.size(); ++p) {
+    for (size_t x = 0; x < ref[p].size(); ++x) {
+      INFO("parameter " << p << " element " << x);
+      REQUIRE((*bufs[p])[x] == static_cast<float>(ref[p][x]));
+    }
+  }
+}
+
+}  // namespace
+
+// relu and clamp (max / min) over extents that 16-lane chunks do not divide: the remainder is
+// cut into 8, 4, 2 lanes and single lanes.
+TEST_CASE("emit_c: vectorized min and max become vector code with remainder chunks") {
+  for (int n : {37, 16, 7, 3}) {
+    auto in = BufferNode::make("in", DType::Float32, {n});
+    auto relu = BufferNode::make("relu", DType::Float32, {n});
+    auto clamp = BufferNode::make("clamp", DType::Float32, {n});
+    Var j("j"), j2("j2");
+    Stmt a = ForNode::make(j, 0, n, ForKind::Vectorized,
+                           store(relu, j, BinaryNode::make(BinaryOp::Max, load(in, j), Expr(0.0f))));
+    Stmt b = ForNode::make(j2, 0, n, ForKind::Vectorized,
+        store(clamp, j2, BinaryNode::make(BinaryOp::Min,
+                                          BinaryNode::make(BinaryOp::Max, load(in, j2) * 2.0f, Expr(-1.0f)),
+                                          Expr(1.0f))));
+    PrimFunc f{{in, relu, clamp}, SeqNode::make({a, b})};
+    std::string src = codegen::emit_c(f);
+    INFO("extent " << n << "\n" << src);
+    if (n == 37) {
+      CHECK(src.find("mrd_vmax_v16f(mrd_ld_v16f(&b0[") != std::string::npos);
+      CHECK(src.find("mrd_vmin_v16f(") != std::string::npos);
+      CHECK(src.find("mrd_vmax_v4f(") != std::string::npos);  // lanes 32..35
+      CHECK(src.find("b1[36] = mrd_max_f32(") != std::string::npos);  // lane 36, scalar
+    }
+    if (n == 7) CHECK(src.find("mrd_vmax_v4f(") != std::string::npos);
+    if (n != 3) CHECK(src.find("omp simd") == std::string::npos);
+    check_against_interpreter(f, src);
+  }
+}
+
+// Padding: the condition on the lane is fixed per chunk (the loop is cut at the borders), so the
+// loads outside the input are never made; a condition on an outer variable stays a branch.
+TEST_CASE("emit_c: selects with affine conditions on the lane become vector code") {
+  const int w = 20, rows = 3;
+  auto in = BufferNode::make("in", DType::Float32, {rows * w});
+  auto pad = BufferNode::make("pad", DType::Float32, {(rows + 2) * (w + 4)});
+  auto pad2 = BufferNode::make("pad2", DType::Float32, {(rows + 2) * (w + 4)});
+  Var r("r"), j("j"), r2("r2"), j2("j2");
+  Expr inside = (r >= 1) && (r < rows + 1) && (j >= 2) && (j < w + 2);
+  Stmt a = ForNode::make(r, 0, rows + 2, ForKind::Serial,
+      ForNode::make(j, 0, w + 4, ForKind::Vectorized,
+          store(pad, r * (w + 4) + j,
+                SelectNode::make(inside, load(in, (r - 1) * w + j - 2) + 1.0f, Expr(0.0f)))));
+  Expr inside2 = (r2 >= 1) && (r2 < rows + 1) && (j2 >= 2) && (j2 < w + 2);
+  Stmt b = ForNode::make(r2, 0, rows + 2, ForKind::Serial,
+      ForNode::make(j2, 0, w + 4, ForKind::Vectorized,
+          store(pad2, r2 * (w + 4) + j2,
+                CallNode::make(CallOp::IfThenElse,
+                               {inside2, load(in, (r2 - 1) * w + j2 - 2), Expr(-1.0f)}))));
+  PrimFunc f{{in, pad, pad2}, SeqNode::make({a, b})};
+  std::string src = codegen::emit_c(f);
+  INFO(src);
+  CHECK(src.find("omp simd") == std::string::npos);
+  CHECK(src.find("mrd_st_v16f(&b1[") != std::string::npos);  // lanes 2..17 inside
+  CHECK(src.find("mrd_ld_v16f(&b0[") != std::string::npos);
+  CHECK(src.find("mrd_bc_v2f((0x0p+0f))") != std::string::npos);  // lanes 22..23 outside
+  check_against_interpreter(f, src);
+}
+
+// A guard from a non-divisible split (likely(o * 16 + i < n)) is checked once per chunk, at its
+// first and last lane: the full chunks run as vectors, the partial one lane by lane.
+TEST_CASE("emit_c: guards in vectorized loops are checked per chunk") {
+  for (int n : {37, 48, 33}) {
+    auto in = BufferNode::make("in", DType::Float32, {48});
+    auto out = BufferNode::make("out", DType::Float32, {48});
+    Var o("o"), i("i");
+    Expr idx = o * 16 + i;
+    Stmt body = ForNode::make(o, 0, 3, ForKind::Serial,
+        ForNode::make(i, 0, 16, ForKind::Vectorized,
+            IfThenElseNode::make(CallNode::make(CallOp::Likely, {idx < n}),
+                                 store(out, idx, BinaryNode::make(BinaryOp::Max, load(in, idx) * 3.0f, Expr(1.0f))))));
+    PrimFunc f{{in, out}, body};
+    std::string src = codegen::emit_c(f);
+    INFO("n = " << n << "\n" << src);
+    CHECK(src.find("mrd_st_v16f(&b1[") != std::string::npos);
+    CHECK(src.find("} else {") != std::string::npos);
+    CHECK(src.find("omp simd") == std::string::npos);
+    check_against_interpreter(f, src);
+  }
+}
+
+// A guard from a non-divisible split on serial loops: the guard invariant in the inner loop
+// moves out of it, and the one affine in the outer loop's variable becomes that loop's bound.
+TEST_CASE("emit_c: guards affine in a serial loop's variable become its bounds") {
+  for (int n : {10, 12, 1}) {
+    auto in = BufferNode::make("in", DType::Float32, {12 * 5});
+    auto out = BufferNode::make("out", DType::Float32, {12 * 5});
+    Var io("io"), ii("ii"), j("j");
+    Expr row = io * 4 + ii;
+    Expr guard = CallNode::make(CallOp::Likely, {(row < n) && (row >= 1)});
+    Stmt body = ForNode::make(io, 0, 3, ForKind::Serial,
+        ForNode::make(ii, 0, 4, ForKind::Serial,
+            ForNode::make(j, 0, 5, ForKind::Serial,
+                IfThenElseNode::make(guard, store(out, row * 5 + j, load(in, row * 5 + j) * 2.0f + 1.0f)))));
+    PrimFunc f{{in, out}, body};
+    std::string src = codegen::emit_c(f);
+    INFO("n = " << n << "\n" << src);
+    CHECK(src.find("mrd_min_i64((int64_t)4, ") != std::string::npos);
+    CHECK(src.find("mrd_max_i64((int64_t)0, ") != std::string::npos);
+    CHECK(src.find("__builtin_expect") == std::string::npos);
+    check_against_interpreter(f, src);
+  }
+}
+
+// A strided read (a transposed operand) accumulated into registers is gathered lane by lane.
+TEST_CASE("emit_c: strided reads into a register accumulator are gathered") {
+  const int n = 16, kk = 3;
+  auto in = BufferNode::make("in", DType::Float32, {n * kk});
+  auto out = BufferNode::make("out", DType::Float32, {n});
+  auto acc = BufferNode::make("acc", DType::Float32, {n}, MemScope::Local);
+  Var j0("j0"), k("k"), j("j"), j2("j2");
+  Stmt body = AllocateNode::make(acc, SeqNode::make({
+      ForNode::make(j0, 0, n, ForKind::Vectorized, store(acc, j0, Expr(0.0f))),
+      ForNode::make(k, 0, kk, ForKind::Serial,
+          ForNode::make(j, 0, n, ForKind::Vectorized, store(acc, j, load(acc, j) + load(in, j * kk + k)))),
+      ForNode::make(j2, 0, n, ForKind::Vectorized, store(out, j2, load(acc, j2)))}));
+  PrimFunc f{{in, out}, body};
+  std::string src = codegen::emit_c(f);
+  INFO(src);
+  CHECK(src.find("mrd_p[INT64_C(45)]}") != std::string::npos);  // lane 15 of a stride-3 read
+  CHECK(src.find("omp simd") == std::string::npos);
+  check_against_interpreter(f, src);
 }
