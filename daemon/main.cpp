@@ -1,6 +1,7 @@
 // measurerd: the measurement daemon. Runs in the foreground (never forks into the
 // background); under systemd it takes its socket from socket activation and reports READY=1.
 #include <spdlog/spdlog.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -117,6 +118,9 @@ int main(int argc, char** argv) {
   config.policy =
       policy == "shared" ? measure::TimingPolicy::Shared : measure::TimingPolicy::Exclusive;
 
+  // A worker or client that goes away mid-write is an EPIPE error on that connection, which
+  // the daemon handles; never a signal that ends the daemon.
+  ::signal(SIGPIPE, SIG_IGN);
   try {
     daemon::setup_logging(log_file, log_level);
     for (const auto& u : allow_uids) config.allow.uids.push_back(daemon::resolve_uid(u));

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "common/util/error.h"
+#include "common/util/process_tree.h"
 
 namespace mrd::measure {
 namespace {
@@ -44,13 +45,12 @@ ProcessOutcome run_process(const std::string& program, const std::vector<std::st
   try {
     boost::asio::io_context ctx;
     bp::async_pipe pipe(ctx);
-    bp::group group;
     std::string captured;
     std::array<char, 4096> buf;
     bool exited = false;
     boost::asio::steady_timer timer(ctx);
     bp::child child(bp::exe = program, bp::args = args, bp::std_in < bp::null,
-                    (bp::std_out & bp::std_err) > pipe, group, ctx,
+                    (bp::std_out & bp::std_err) > pipe, ctx,
                     bp::on_exit = [&](int code, const std::error_code&) {
                       exited = true;
                       out.exit_code = code;
@@ -68,8 +68,9 @@ ProcessOutcome run_process(const std::string& program, const std::vector<std::st
     timer.async_wait([&](const boost::system::error_code& ec) {
       if (ec || exited) return;
       out.timed_out = true;
-      std::error_code ignored;
-      group.terminate(ignored);
+      // The compiler and what it started (cc1, as, ld) share our process group, so that
+      // whoever ends this process's group ends them too; past the timeout, they end here.
+      util::kill_process_tree(child.id(), std::chrono::seconds(2));
       boost::system::error_code ignored2;
       pipe.close(ignored2);
     });

@@ -1,4 +1,4 @@
-#include "daemon/server/process_tree.h"
+#include "common/util/process_tree.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace mrd::daemon {
+namespace mrd::util {
 namespace {
 
 struct ProcessInfo {
@@ -72,13 +72,24 @@ void kill_process_tree(pid_t pid, std::chrono::milliseconds wait_limit) {
     groups.insert(g);
     return true;
   };
+  std::set<pid_t> stopped;
+  auto stop_process = [&](pid_t p) {
+    if (!stopped.insert(p).second) return false;
+    ::kill(p, SIGSTOP);
+    return true;
+  };
   stop_group(::getpgid(pid));
+  stop_process(pid);
   std::vector<ProcessInfo> tree;
+  // Until a listing finds nothing new: a process not yet stopped may have forked meanwhile.
   for (int round = 0; round < 16; ++round) {
     tree = descendants(pid, list_processes());
-    bool new_group = false;
-    for (const auto& p : tree) new_group = stop_group(p.pgid) || new_group;
-    if (!new_group) break;
+    bool grew = false;
+    for (const auto& p : tree) {
+      grew = stop_group(p.pgid) || grew;
+      grew = stop_process(p.pid) || grew;
+    }
+    if (!grew) break;
   }
   std::vector<pollfd> waits;
   auto watch = [&](pid_t p) {
@@ -105,4 +116,4 @@ void kill_process_tree(pid_t pid, std::chrono::milliseconds wait_limit) {
   }
 }
 
-}  // namespace mrd::daemon
+}  // namespace mrd::util

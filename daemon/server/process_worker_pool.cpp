@@ -11,7 +11,7 @@
 #include "common/proto/codec.h"
 #include "common/proto/frame_decoder.h"
 #include "common/util/error.h"
-#include "daemon/server/process_tree.h"
+#include "common/util/process_tree.h"
 #include "daemon/server/worker_scratch.h"
 #include "daemon/worker/sanitizer_build.h"
 
@@ -308,7 +308,7 @@ void ProcessWorkerPool::remove(Worker& w) {
   w.from.close(ec);
   std::error_code sec;
   // SIGKILL to the worker, its group and the groups of its compilers; waits until they exit.
-  if (w.pid > 0 && w.child.valid()) kill_process_tree(w.pid, std::chrono::seconds(2));
+  if (w.pid > 0 && w.child.valid()) util::kill_process_tree(w.pid, std::chrono::seconds(2));
   if (w.group.valid()) w.group.terminate(sec);
   if (w.child.valid()) w.child.wait(sec);
   remove_worker_leftovers(config_.cache_dir, w.temp_dir, w.pid);

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "common/proto/codec.h"
-#include "daemon/server/process_tree.h"
+#include "common/util/process_tree.h"
 #include "daemon/worker/sanitizer_build.h"
 #include "daemon_fixture.h"
 
@@ -360,7 +360,7 @@ TEST_CASE("killing a worker's process tree reaches children in other process gro
   REQUIRE(group_of(same_group) != same_group);
   REQUIRE(alive(same_group));
 
-  daemon::kill_process_tree(shell.id(), std::chrono::seconds(5));
+  util::kill_process_tree(shell.id(), std::chrono::seconds(5));
   std::error_code ec;
   shell.wait(ec);
   CHECK_FALSE(alive(shell.id()));

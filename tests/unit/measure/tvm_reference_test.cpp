@@ -51,6 +51,10 @@ void check_workload(const std::string& name, bool default_flags = false) {
     BuildOutput b = build_candidate(task, steps, options, config);
     INFO(b.result.error_msg);
     REQUIRE(b.result.error_no == MeasureErrorNo::NoError);
+    // Built again from fresh nodes (other addresses): the same C text, so a cache hit.
+    BuildOutput again = build_candidate(task, steps, options, config);
+    CHECK(again.source == b.source);
+    CHECK(again.result.cache_hit);
     MeasureResult r = run_candidate(task, steps, b.artifact, options);
     INFO(r.error_msg);
     CHECK(r.error_no == MeasureErrorNo::NoError);
