@@ -22,6 +22,13 @@ std::string number(double v) {
   return buf;
 }
 
+/// Whole seconds, as TVM writes them; a value no integer holds (never read from a record,
+/// whose timestamps are checked) is written as 0.
+std::string timestamp_text(double t) {
+  if (!std::isfinite(t) || std::fabs(t) >= 0x1p53) return "0";
+  return std::to_string(static_cast<long long>(std::floor(t)));
+}
+
 /// JSON as TVM writes it: ", " between elements, ": " after keys.
 void dump(const json& j, std::string& out) {
   if (j.is_array()) {
@@ -79,7 +86,7 @@ std::string to_json_line(const Record& r) {
   for (size_t i = 0; i < costs.size(); ++i) out += (i ? ", " : "") + number(costs[i]);
   out += "], " + std::to_string(static_cast<int>(r.result.error_no)) + ", " +
          number(r.result.all_cost) + ", " +
-         std::to_string(static_cast<long long>(std::floor(r.result.timestamp))) +
+         timestamp_text(r.result.timestamp) +
          "], \"v\": " + json(r.version).dump() + "}";
   return out;
 }
@@ -136,6 +143,9 @@ Record from_json_line(std::string_view line) {
   const json& ts = at(res, 3, "timestamp");
   MRD_USER_CHECK(ts.is_number(), "record: timestamp must be a number");
   r.result.timestamp = ts.get<double>();
+  // Seconds since the epoch, written back as an integer: it must fit one exactly.
+  MRD_USER_CHECK(std::isfinite(r.result.timestamp) && std::fabs(r.result.timestamp) < 0x1p53,
+                 "record: timestamp out of range");
   if (j.contains("v") && j["v"].is_string()) r.version = j["v"].get<std::string>();
   return r;
 }

@@ -82,3 +82,20 @@ TEST_CASE("bad record lines are refused with the line number") {
   tensor_key.workload_key = "not a json key";
   CHECK_THROWS_AS(task_of(tensor_key), mrd::UserError);
 }
+
+TEST_CASE("a timestamp no integer holds is refused, never cast") {
+  const std::string head =
+      R"({"i": [["[\"matmul\", 8, 8, 8, \"float32\"]", "llvm", [1, 64, 64, 0, 0, 0, 0, 0], "", 1, []], [[], []]], "r": [[0.5], 0, 1.5, )";
+  CHECK_NOTHROW(from_json_line(head + R"(1795964369], "v": "v0.6"})"));
+  for (const char* ts : {"7.7e86", "-1e300", "9007199254740992"}) {
+    INFO(ts);
+    CHECK_THROWS_WITH(from_json_line(head + ts + R"(], "v": "v0.6"})"),
+                      Catch::Contains("timestamp out of range"));
+  }
+  mrd::measure::Task t;
+  t.workload = mrd::registry::FunctionWorkload{"matmul", {int64_t(8), int64_t(8), int64_t(8), std::string("float32")}};
+  mrd::measure::MeasureResult res;
+  res.costs = {0.5};
+  res.timestamp = 1e300;  // set by a program, not read: written as 0
+  CHECK(to_json_line(make_record(t, "[]", res)).find(R"(, 0], "v")") != std::string::npos);
+}
