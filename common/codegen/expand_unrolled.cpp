@@ -11,6 +11,16 @@ using namespace ir;
 
 namespace {
 
+/// Counts saturate here: far above any unroll limit, and no product of extents can overflow.
+constexpr int64_t kCountCap = int64_t{1} << 40;
+
+int64_t capped_mul(int64_t a, int64_t b) {
+  if (a <= 0 || b <= 0) return 0;
+  return a > kCountCap / b ? kCountCap : std::min(a * b, kCountCap);
+}
+
+int64_t capped_add(int64_t a, int64_t b) { return std::min(a + b, kCountCap); }
+
 /// Stores in `s`, counting a loop's body once per iteration where the extent is constant.
 int64_t store_count(const Stmt& s) {
   switch (s->kind) {
@@ -21,16 +31,17 @@ int64_t store_count(const Stmt& s) {
       int64_t body = store_count(op->body);
       // A vectorized loop becomes a few vector statements.
       if (op->for_kind == ForKind::Vectorized) return body;
-      return ext ? body * std::max<int64_t>(*ext, 1) : body;
+      return ext ? capped_mul(body, std::max<int64_t>(*ext, 1)) : body;
     }
     case StmtKind::Allocate: return store_count(s.as<AllocateNode>()->body);
     case StmtKind::IfThenElse: {
       const auto* op = s.as<IfThenElseNode>();
-      return store_count(op->then_case) + (op->else_case.defined() ? store_count(op->else_case) : 0);
+      return capped_add(store_count(op->then_case),
+                        op->else_case.defined() ? store_count(op->else_case) : 0);
     }
     case StmtKind::Seq: {
       int64_t n = 0;
-      for (const Stmt& x : s.as<SeqNode>()->stmts) n += store_count(x);
+      for (const Stmt& x : s.as<SeqNode>()->stmts) n = capped_add(n, store_count(x));
       return n;
     }
     case StmtKind::Let: return store_count(s.as<LetNode>()->body);
@@ -48,7 +59,7 @@ class Expander : public StmtMutator {
     const int64_t* mn = as_const_int(op->min);
     const int64_t* ext = as_const_int(op->extent);
     if (op->for_kind == ForKind::Unrolled && mn && ext && *ext >= 0 &&
-        *ext * store_count(body) <= kMaxUnrolledStores) {
+        capped_mul(std::max<int64_t>(*ext, 1), store_count(body)) <= kMaxUnrolledStores) {
       std::vector<Stmt> copies;
       for (int64_t i = 0; i < *ext; ++i) {
         Expr value = IntImmNode::make(op->var->dtype, *mn + i);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/codegen/c_codegen.h"
+#include "common/codegen/expand_unrolled.h"
 #include "common/ir/expr.h"
 #include "common/interp/primfunc_eval.h"
 #include "common/ir/stmt.h"
@@ -526,4 +527,22 @@ TEST_CASE("emit_c: strided reads into a register accumulator are gathered") {
   CHECK(src.find("mrd_p[INT64_C(45)]}") != std::string::npos);  // lane 15 of a stride-3 read
   CHECK(src.find("omp simd") == std::string::npos);
   check_against_interpreter(f, src);
+}
+
+TEST_CASE("store counts of huge unrolled nests saturate: the nest stays loops") {
+  auto C = BufferNode::make("C", DType::Float32, {4});
+  // Four unrolled loops of 2^20 iterations around one store: 2^80 stores, beyond int64.
+  Stmt s = store(C, Expr(0), Expr(1.0f));
+  std::vector<Var> vars = {Var("a"), Var("b"), Var("c"), Var("d")};
+  for (const Var& v : vars) s = ForNode::make(v, 0, int64_t{1} << 20, ForKind::Unrolled, s);
+  Stmt out = mrd::codegen::expand_unrolled(s);
+  REQUIRE(out->kind == StmtKind::For);
+  CHECK(out.as<ForNode>()->for_kind == ForKind::Unrolled);
+  // A small nest still expands: 2 x 3 copies of the store.
+  Stmt small = store(C, Expr(0), Expr(1.0f));
+  small = ForNode::make(Var("x"), 0, 2, ForKind::Unrolled,
+                        ForNode::make(Var("y"), 0, 3, ForKind::Unrolled, small));
+  Stmt expanded = mrd::codegen::expand_unrolled(small);
+  REQUIRE(expanded->kind == StmtKind::Seq);
+  CHECK(expanded.as<SeqNode>()->stmts.size() == 6);
 }
