@@ -25,6 +25,8 @@ using serialize::DagArchive;
 using serialize::NodeKind;
 using serialize::NodeRecord;
 using serialize::testing::binary_outcome;
+using serialize::testing::Bytes;
+using serialize::testing::doubling_chain_archive;
 using serialize::testing::tiny_archive;
 
 namespace {
@@ -66,24 +68,6 @@ std::string task_bytes(std::string_view workload, uint64_t declared_workload = U
 std::string archive_task(std::string_view archive) {
   return task_bytes(workload_bytes(archive));
 }
-
-/// Hand-made archive bytes, as in the binary hostile tests.
-struct Bytes {
-  std::string s;
-  Bytes& u8(uint8_t v) {
-    s.push_back(static_cast<char>(v));
-    return *this;
-  }
-  Bytes& varint(uint64_t v) {
-    for (; v >= 0x80; v >>= 7) u8(static_cast<uint8_t>(v | 0x80));
-    return u8(static_cast<uint8_t>(v));
-  }
-  Bytes& raw(std::string_view r) {
-    s.append(r);
-    return *this;
-  }
-  Bytes& header() { return raw("MRDDAG").u8(1).u8(0); }
-};
 
 struct HostileCase {
   std::string name;
@@ -157,20 +141,8 @@ std::vector<HostileCase> malformed_archives() {
   out.push_back({"name of 257 bytes",
                  tiny_with([](DagArchive& a) { a.nodes[5].name = std::string(257, 'x'); }),
                  "TooLarge"});
-  {  // x_{k+1} = x_k + x_k: 50 nodes, 2^45 as a tree
-    DagArchive a = tiny_archive();
-    a.nodes.resize(4);
-    for (uint64_t k = 0; k < 45; ++k) {
-      NodeRecord add = tiny_archive().nodes[4];
-      add.operands = {a.nodes.size() - 1, a.nodes.size() - 1};
-      a.nodes.push_back(add);
-    }
-    NodeRecord compute = tiny_archive().nodes[5];
-    compute.ref = a.nodes.size() - 1;
-    a.nodes.push_back(compute);
-    a.tensors = {0, a.nodes.size() - 1};
-    out.push_back({"doubling chain", serialize::write_binary_archive(a), "TooManyNodes"});
-  }
+  out.push_back({"doubling chain", serialize::write_binary_archive(doubling_chain_archive()),
+                 "TooManyNodes"});
   {
     ir::Tensor A = ir::placeholder({4}, "A");
     ir::Tensor B = ir::compute(

@@ -8,28 +8,6 @@ using namespace mrd;
 using namespace mrd::serialize;
 using namespace mrd::serialize::testing;
 
-namespace {
-
-/// A small writer for hand-made archives.
-struct Bytes {
-  std::string s;
-  Bytes& u8(uint8_t v) {
-    s.push_back(static_cast<char>(v));
-    return *this;
-  }
-  Bytes& varint(uint64_t v) {
-    for (; v >= 0x80; v >>= 7) u8(static_cast<uint8_t>(v | 0x80));
-    return u8(static_cast<uint8_t>(v));
-  }
-  Bytes& raw(std::string_view r) {
-    s.append(r);
-    return *this;
-  }
-  Bytes& header() { return raw("MRDDAG").u8(1).u8(0); }
-};
-
-}  // namespace
-
 TEST_CASE("every proper prefix of a binary archive is Truncated", "[serialize]") {
   std::string bytes = dag_to_binary(conv2d_dag());
   REQUIRE(binary_outcome(bytes) == "ok");

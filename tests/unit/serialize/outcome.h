@@ -58,6 +58,41 @@ inline DagArchive tiny_archive() {
   return a;
 }
 
+/// x_{k+1} = x_k + x_k over tiny_archive's nodes: 50 nodes, 2^45 when walked as a tree, as IR
+/// passes do (the IR itself cannot build this compute in reasonable time).
+inline DagArchive doubling_chain_archive() {
+  DagArchive a = tiny_archive();
+  a.nodes.resize(4);  // A, i, A[i], 1.0f
+  for (uint64_t k = 0; k < 45; ++k) {
+    NodeRecord add = tiny_archive().nodes[4];
+    add.operands = {a.nodes.size() - 1, a.nodes.size() - 1};
+    a.nodes.push_back(add);
+  }
+  NodeRecord compute = tiny_archive().nodes[5];
+  compute.ref = a.nodes.size() - 1;
+  a.nodes.push_back(compute);
+  a.tensors = {0, a.nodes.size() - 1};
+  return a;
+}
+
+/// A small writer for hand-made archive bytes.
+struct Bytes {
+  std::string s;
+  Bytes& u8(uint8_t v) {
+    s.push_back(static_cast<char>(v));
+    return *this;
+  }
+  Bytes& varint(uint64_t v) {
+    for (; v >= 0x80; v >>= 7) u8(static_cast<uint8_t>(v | 0x80));
+    return u8(static_cast<uint8_t>(v));
+  }
+  Bytes& raw(std::string_view r) {
+    s.append(r);
+    return *this;
+  }
+  Bytes& header() { return raw("MRDDAG").u8(1).u8(0); }
+};
+
 }  // namespace mrd::serialize::testing
 
 /// Checks that `archive` (a DagArchive) fails with `code` in both forms.

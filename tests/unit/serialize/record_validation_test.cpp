@@ -162,19 +162,7 @@ TEST_CASE("node counts beyond the limit are TooManyNodes", "[serialize]") {
 
 TEST_CASE("a body whose shared sub-expressions expand to a huge tree is TooManyNodes",
           "[serialize]") {
-  // x_{k+1} = x_k + x_k: 50 nodes, but 2^45 when walked as a tree, as IR passes do. (The IR
-  // itself cannot build this compute in reasonable time: make_compute walks the tree.)
-  DagArchive a = tiny_archive();
-  a.nodes.resize(4);  // A, i, A[i], 1.0f
-  for (uint64_t k = 0; k < 45; ++k) {
-    NodeRecord add = tiny_archive().nodes[4];
-    add.operands = {a.nodes.size() - 1, a.nodes.size() - 1};
-    a.nodes.push_back(add);
-  }
-  NodeRecord compute = tiny_archive().nodes[5];
-  compute.ref = a.nodes.size() - 1;
-  a.nodes.push_back(compute);
-  a.tensors = {0, a.nodes.size() - 1};
+  DagArchive a = doubling_chain_archive();
   CHECK_BOTH_FORMS(a, "TooManyNodes");
   a.nodes[4].operands = {2, 3};  // no longer a doubling chain: A[i] + 1.0f, then 44 doublings
   CHECK_BOTH_FORMS(a, "TooManyNodes");
