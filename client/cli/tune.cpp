@@ -231,7 +231,7 @@ int run_tune(const Common& common, const TuneArgs& args) {
         l.task, schedule::steps_to_json(best->candidate.steps).dump(), best->result));
     if (args.show_c || !args.c_out.empty()) {
       try {
-        c_source = codegen::emit_c(lower::lower(*dag, best->candidate.steps));
+        c_source = codegen::emit_c(lower::lower(*dag, best->candidate.steps, lower::Backend::C));
       } catch (const std::exception& e) {
         std::cerr << "measurer tune: cannot lower the best schedule: " << e.what() << "\n";
         return kInternal;

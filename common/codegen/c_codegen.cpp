@@ -9,7 +9,6 @@
 #include <unordered_set>
 
 #include "common/codegen/affine_index.h"
-#include "common/codegen/expand_unrolled.h"
 #include "common/ir/expr_functor.h"
 #include "common/ir/stmt_functor.h"
 #include "common/ir/substitute.h"
@@ -146,7 +145,7 @@ class CEmitter : public ExprFunctor<std::string> {
           << "*)__builtin_assume_aligned(args[" << i << "], 64);  /* " << sanitize(b->name)
           << " " << dtype_name(b->dtype) << shape_text(b->shape) << " */\n";
     }
-    if (f.body.defined()) emit_stmt(expand_unrolled(f.body), 1);
+    if (f.body.defined()) emit_stmt(f.body, 1);
     os_ << "  return mrd_err;\n}\n";
     return os_.str();
   }
@@ -1269,6 +1268,12 @@ class CEmitter : public ExprFunctor<std::string> {
     std::string reg = promoted(op->buffer, op->indices, nullptr, false);
     if (!reg.empty()) return reg;
     return str_cat(buffer_name(op->buffer), "[", flat_index(op->buffer, op->indices), "]");
+  }
+  std::string visit_(const RampNode* op, const Expr&) override {
+    throw_internal(__FILE__, __LINE__, "a vector ramp reached the C backend (its pipeline does not vectorize)");
+  }
+  std::string visit_(const BroadcastNode* op, const Expr&) override {
+    throw_internal(__FILE__, __LINE__, "a vector broadcast reached the C backend (its pipeline does not vectorize)");
   }
 };
 

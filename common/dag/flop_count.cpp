@@ -74,6 +74,14 @@ class FlopEstimator : public ExprFunctor<double> {
     failed_ = true;
     return -1;
   }
+  double visit_(const RampNode*, const Expr&) override {
+    failed_ = true;
+    return -1;
+  }
+  double visit_(const BroadcastNode*, const Expr&) override {
+    failed_ = true;
+    return -1;
+  }
 
  private:
   TypeCode out_code_ = TypeCode::Float;

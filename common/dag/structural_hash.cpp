@@ -109,6 +109,12 @@ class Canonicalizer : public ExprFunctor<void> {
   void visit_(const BufferLoadNode* op, const Expr&) override {
     throw UserError("a workload DAG may not contain buffer loads");
   }
+  void visit_(const RampNode* op, const Expr&) override {
+    throw UserError("a workload DAG may not contain vector ramps");
+  }
+  void visit_(const BroadcastNode* op, const Expr&) override {
+    throw UserError("a workload DAG may not contain vector broadcasts");
+  }
 
  private:
   static std::string quoted(const std::string& s) { return str_cat(s.size(), ":", s); }

@@ -58,11 +58,15 @@ class Evaluator {
         return;
       }
       case StmtKind::Store: {
+        // A vector store evaluates every lane before it writes any.
         const StoreNode* op = s.as<StoreNode>();
-        double v = eval(op->value);
         std::vector<double>& m = memory(op->buffer, op->indices.size());
-        int64_t idx = index(op->indices, m, op->buffer->name);
-        m[idx] = store_value(op->buffer->dtype, v);
+        std::vector<std::pair<int64_t, double>> lanes;
+        for (lane_ = 0; lane_ < op->value->lanes; ++lane_) {
+          lanes.emplace_back(index(op->indices, m, op->buffer->name), eval(op->value));
+        }
+        lane_ = 0;
+        for (const auto& [idx, v] : lanes) m[idx] = store_value(op->buffer->dtype, v);
         return;
       }
       case StmtKind::IfThenElse: {
@@ -80,6 +84,15 @@ class Evaluator {
       case StmtKind::Let: {
         const LetNode* op = s.as<LetNode>();
         const VarNode* v = op->var.as<VarNode>();
+        if (op->value->lanes > 1) {
+          std::vector<double> values;
+          for (lane_ = 0; lane_ < op->value->lanes; ++lane_) values.push_back(eval(op->value));
+          lane_ = 0;
+          vector_vars_[v] = std::move(values);
+          exec(op->body);
+          vector_vars_.erase(v);
+          return;
+        }
         vars_[v] = eval(op->value);
         exec(op->body);
         vars_.erase(v);
@@ -112,6 +125,8 @@ class Evaluator {
       case ExprKind::FloatImm:
         return e.as<FloatImmNode>()->value;
       case ExprKind::Var: {
+        auto vec = vector_vars_.find(e.as<VarNode>());
+        if (vec != vector_vars_.end()) return vec->second.at(lane_);
         auto it = vars_.find(e.as<VarNode>());
         MRD_CHECK(it != vars_.end(), "eval_primfunc: unbound variable ", e.as<VarNode>()->name);
         return it->second;
@@ -137,6 +152,13 @@ class Evaluator {
         std::vector<double>& m = memory(l->buffer, l->indices.size());
         return m[index(l->indices, m, l->buffer->name)];
       }
+      case ExprKind::Ramp: {
+        // Lane `lane_` of the vector being evaluated; bases and strides are scalars.
+        const RampNode* r = e.as<RampNode>();
+        return store_value(r->dtype, eval(r->base) + static_cast<double>(lane_) * eval(r->stride));
+      }
+      case ExprKind::Broadcast:
+        return eval(e.as<BroadcastNode>()->value);
       case ExprKind::TensorRead:
       case ExprKind::Reduce:
         break;
@@ -168,6 +190,10 @@ class Evaluator {
 
   std::unordered_map<const BufferNode*, std::vector<double>*> mem_;
   std::unordered_map<const VarNode*, double> vars_;
+  /// Variables bound to vectors, one value per lane.
+  std::unordered_map<const VarNode*, std::vector<double>> vector_vars_;
+  /// The lane of the vector statement being evaluated (0 for scalars).
+  int lane_ = 0;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "common/ir/expr.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -17,6 +18,12 @@ Expr::Expr(double value) : Expr(FloatImmNode::make(DType::Float32, value)) {}
 
 Var::Var(std::string name, DType dtype)
     : Expr(std::make_shared<const VarNode>(dtype, std::move(name))) {}
+
+Var::Var(std::string name, DType dtype, int lanes) {
+  auto n = std::make_shared<VarNode>(dtype, std::move(name));
+  n->lanes = lanes;
+  *this = Var(std::shared_ptr<const ExprNode>(std::move(n)));
+}
 
 Var Var::from(const Expr& e) {
   MRD_CHECK(e.as<VarNode>() != nullptr, "expression is not a variable");
@@ -118,7 +125,45 @@ void match_types(Expr& a, Expr& b) {
   }
 }
 
+/// Brings a and b to one lane count: a scalar is broadcast to the other's lanes.
+int match_lanes(Expr& a, Expr& b) {
+  if (a->lanes == b->lanes) return a->lanes;
+  MRD_CHECK(a->lanes == 1 || b->lanes == 1, "operands with ", a->lanes, " and ", b->lanes, " lanes");
+  int lanes = std::max(a->lanes, b->lanes);
+  a = broadcast_to(a, lanes);
+  b = broadcast_to(b, lanes);
+  return lanes;
+}
+
+template <typename Node, typename... Args>
+Expr make_with_lanes(int lanes, Args&&... args) {
+  auto n = std::make_shared<Node>(std::forward<Args>(args)...);
+  n->lanes = lanes;
+  return Expr(std::shared_ptr<const ExprNode>(std::move(n)));
+}
+
 }  // namespace
+
+Expr broadcast_to(const Expr& e, int lanes) {
+  if (e->lanes == lanes) return e;
+  return BroadcastNode::make(e, lanes);
+}
+
+Expr RampNode::make(Expr base, Expr stride, int lanes) {
+  MRD_CHECK(base.defined() && stride.defined() && is_int(base->dtype) && base->dtype == stride->dtype,
+            "ramp of non-integer or mismatched base and stride");
+  MRD_CHECK(base->lanes == 1 && stride->lanes == 1 && lanes > 1 && lanes <= kMaxLanes,
+            "ramp of ", lanes, " lanes");
+  DType t = base->dtype;
+  return make_with_lanes<RampNode>(lanes, t, std::move(base), std::move(stride));
+}
+
+Expr BroadcastNode::make(Expr value, int lanes) {
+  MRD_CHECK(value.defined() && value->lanes == 1 && lanes > 1 && lanes <= kMaxLanes,
+            "broadcast to ", lanes, " lanes");
+  DType t = value->dtype;
+  return make_with_lanes<BroadcastNode>(lanes, t, std::move(value));
+}
 
 Expr BinaryNode::make(BinaryOp op, Expr a, Expr b) {
   MRD_CHECK(a.defined() && b.defined(), "binary operand undefined");
@@ -136,24 +181,29 @@ Expr BinaryNode::make(BinaryOp op, Expr a, Expr b) {
     }
     t = is_comparison(op) ? DType::Bool : a->dtype;
   }
-  return Expr(std::make_shared<const BinaryNode>(t, op, std::move(a), std::move(b)));
+  int lanes = match_lanes(a, b);
+  return make_with_lanes<BinaryNode>(lanes, t, op, std::move(a), std::move(b));
 }
 
 Expr NotNode::make(Expr a) {
   MRD_USER_CHECK(a->dtype == DType::Bool, "! needs a bool operand");
-  return Expr(std::make_shared<const NotNode>(std::move(a)));
+  int lanes = a->lanes;
+  return make_with_lanes<NotNode>(lanes, std::move(a));
 }
 
 Expr SelectNode::make(Expr cond, Expr t, Expr f) {
   MRD_USER_CHECK(cond->dtype == DType::Bool, "select condition must be bool");
   match_types(t, f);
   DType d = t->dtype;
-  return Expr(std::make_shared<const SelectNode>(d, std::move(cond), std::move(t), std::move(f)));
+  int lanes = match_lanes(t, f);
+  if (cond->lanes != lanes) lanes = match_lanes(cond, t), match_lanes(t, f);  // then all agree
+  return make_with_lanes<SelectNode>(lanes, d, std::move(cond), std::move(t), std::move(f));
 }
 
 Expr CastNode::make(DType t, Expr value) {
   if (value->dtype == t) return value;
-  return Expr(std::make_shared<const CastNode>(t, std::move(value)));
+  int lanes = value->lanes;
+  return make_with_lanes<CastNode>(lanes, t, std::move(value));
 }
 
 std::string_view call_op_name(CallOp op) {
@@ -200,7 +250,13 @@ Expr CallNode::make(CallOp op, std::vector<Expr> args) {
       MRD_USER_CHECK(is_float(args[0]->dtype), call_op_name(op), " needs a float argument");
       t = args[0]->dtype;
   }
-  return Expr(std::make_shared<const CallNode>(t, op, std::move(args)));
+  int lanes = 1;
+  for (const Expr& a : args) lanes = std::max(lanes, a->lanes);
+  for (Expr& a : args) {
+    MRD_CHECK(a->lanes == 1 || a->lanes == lanes, "call arguments with different lane counts");
+    if (op != CallOp::IfThenElse || &a != &args[0]) a = broadcast_to(a, lanes);
+  }
+  return make_with_lanes<CallNode>(lanes, t, op, std::move(args));
 }
 
 Expr TensorReadNode::make(Operation op, std::vector<Expr> indices) {
@@ -271,7 +327,12 @@ Expr ReduceNode::make(ReduceOp op, Expr source, std::vector<IterVar> axis, Expr 
 Expr BufferLoadNode::make(Buffer buffer, std::vector<Expr> indices) {
   MRD_CHECK(buffer != nullptr, "load from an undefined buffer");
   DType t = buffer->dtype;
-  return Expr(std::make_shared<const BufferLoadNode>(t, std::move(buffer), std::move(indices)));
+  int lanes = 1;
+  for (const Expr& i : indices) {
+    MRD_CHECK(i->lanes == 1 || indices.size() == 1, "a vector index into a multi-dimensional buffer");
+    lanes = i->lanes;
+  }
+  return make_with_lanes<BufferLoadNode>(lanes, t, std::move(buffer), std::move(indices));
 }
 
 Expr operator+(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Add, a, b); }

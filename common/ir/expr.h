@@ -25,7 +25,9 @@ namespace mrd::ir {
   X(Call)                 \
   X(TensorRead)           \
   X(Reduce)               \
-  X(BufferLoad)
+  X(BufferLoad)           \
+  X(Ramp)                 \
+  X(Broadcast)
 
 enum class ExprKind : uint8_t {
 #define MRD_ENUM_ENTRY(name) name,
@@ -68,6 +70,9 @@ class Expr {
 struct ExprNode {
   ExprKind kind;
   DType dtype;
+  /// 1 for a scalar; the number of SIMD lanes of a vector value (only after VectorizeLoop).
+  /// Every lane has type `dtype`.
+  int lanes = 1;
 
  protected:
   ExprNode(ExprKind k, DType t) : kind(k), dtype(t) {}
@@ -82,6 +87,8 @@ const T* Expr::as() const {
 class Var : public Expr {
  public:
   explicit Var(std::string name, DType dtype = DType::Int32);
+  /// A variable holding a vector of `lanes` values of `dtype`.
+  Var(std::string name, DType dtype, int lanes);
   /// Views an expression known to be a VarNode as a Var.
   static Var from(const Expr& e);
   const std::string& name() const;
@@ -221,6 +228,28 @@ struct BufferLoadNode : ExprNode {
   BufferLoadNode(DType t, Buffer b, std::vector<Expr> i)
       : ExprNode(kKind, t), buffer(std::move(b)), indices(std::move(i)) {}
 };
+
+/// The vector [base, base + stride, ..., base + (lanes - 1) * stride] of an integer type.
+struct RampNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Ramp;
+  Expr base, stride;
+  static Expr make(Expr base, Expr stride, int lanes);
+  RampNode(DType t, Expr b, Expr s) : ExprNode(kKind, t), base(std::move(b)), stride(std::move(s)) {}
+};
+
+/// The scalar `value` repeated in `lanes` lanes.
+struct BroadcastNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Broadcast;
+  Expr value;
+  static Expr make(Expr value, int lanes);
+  BroadcastNode(DType t, Expr v) : ExprNode(kKind, t), value(std::move(v)) {}
+};
+
+/// Most lanes a vector may have.
+inline constexpr int kMaxLanes = 1024;
+
+/// e with `lanes` lanes: e itself when it has them, a Broadcast of a scalar otherwise.
+Expr broadcast_to(const Expr& e, int lanes);
 
 // Builders that read like TE. Arithmetic on Expr builds nodes.
 Expr operator+(Expr a, Expr b);

@@ -29,6 +29,12 @@ void ExprVisitor::visit_(const BufferLoadNode* op, const Expr&) {
   for (const Expr& i : op->indices) visit(i);
 }
 
+void ExprVisitor::visit_(const RampNode* op, const Expr&) {
+  visit(op->base);
+  visit(op->stride);
+}
+void ExprVisitor::visit_(const BroadcastNode* op, const Expr&) { visit(op->value); }
+
 std::vector<Expr> ExprMutator::visit_all(const std::vector<Expr>& in, bool& changed) {
   std::vector<Expr> out;
   out.reserve(in.size());
@@ -106,4 +112,16 @@ void post_order_visit(const Expr& e, const std::function<void(const Expr&)>& fn)
   PostOrder(fn).run(e);
 }
 
+}  // namespace mrd::ir
+
+namespace mrd::ir {
+Expr ExprMutator::visit_(const RampNode* op, const Expr& self) {
+  Expr b = visit(op->base), s = visit(op->stride);
+  if (b.same_as(op->base) && s.same_as(op->stride)) return self;
+  return RampNode::make(b, s, op->lanes);
+}
+Expr ExprMutator::visit_(const BroadcastNode* op, const Expr& self) {
+  Expr v = visit(op->value);
+  return v.same_as(op->value) ? self : BroadcastNode::make(v, op->lanes);
+}
 }  // namespace mrd::ir

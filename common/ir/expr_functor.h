@@ -44,6 +44,8 @@ class ExprVisitor : public ExprFunctor<void> {
   void visit_(const TensorReadNode* op, const Expr&) override;
   void visit_(const ReduceNode* op, const Expr&) override;
   void visit_(const BufferLoadNode* op, const Expr&) override;
+  void visit_(const RampNode* op, const Expr&) override;
+  void visit_(const BroadcastNode* op, const Expr&) override;
 };
 
 /// Rebuilds expressions bottom-up; returns `self` when nothing below changed.
@@ -60,6 +62,8 @@ class ExprMutator : public ExprFunctor<Expr> {
   Expr visit_(const TensorReadNode* op, const Expr& self) override;
   Expr visit_(const ReduceNode* op, const Expr& self) override;
   Expr visit_(const BufferLoadNode* op, const Expr& self) override;
+  Expr visit_(const RampNode* op, const Expr& self) override;
+  Expr visit_(const BroadcastNode* op, const Expr& self) override;
 
   /// Mutates each element; sets `changed` if any element changed.
   std::vector<Expr> visit_all(const std::vector<Expr>& in, bool& changed);

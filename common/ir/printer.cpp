@@ -97,6 +97,19 @@ class ExprPrinter : public ExprFunctor<void> {
     list(op->indices);
     os_ << "]";
   }
+  // TVMScript's spelling: T.Ramp(base, stride, lanes), T.Broadcast(value, lanes).
+  void visit_(const RampNode* op, const Expr&) override {
+    os_ << "T.Ramp(";
+    visit(op->base);
+    os_ << ", ";
+    visit(op->stride);
+    os_ << ", " << op->lanes << ")";
+  }
+  void visit_(const BroadcastNode* op, const Expr&) override {
+    os_ << "T.Broadcast(";
+    visit(op->value);
+    os_ << ", " << op->lanes << ")";
+  }
 
  private:
   static std::string str(const char* a, std::string_view b, const char* c) {

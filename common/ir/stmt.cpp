@@ -44,6 +44,13 @@ Stmt AllocateNode::make(Buffer buffer, Stmt body) {
 
 Stmt StoreNode::make(Buffer buffer, std::vector<Expr> indices, Expr value) {
   MRD_CHECK(buffer && value.defined(), "store without buffer or value");
+  int lanes = 1;
+  for (const Expr& i : indices) {
+    MRD_CHECK(i->lanes == 1 || indices.size() == 1, "a vector index into a multi-dimensional buffer");
+    lanes = i->lanes;
+  }
+  if (lanes > 1) value = broadcast_to(value, lanes);
+  MRD_CHECK(value->lanes == lanes, "store of ", value->lanes, " lanes at ", lanes, " indices");
   return Stmt(std::make_shared<const StoreNode>(std::move(buffer), std::move(indices),
                                                 std::move(value)));
 }

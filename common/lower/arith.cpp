@@ -98,7 +98,7 @@ std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) {
 bool structural_equal(const Expr& a, const Expr& b) {
   if (a.same_as(b)) return true;
   if (!a.defined() || !b.defined()) return false;
-  if (a->kind != b->kind || a->dtype != b->dtype) return false;
+  if (a->kind != b->kind || a->dtype != b->dtype || a->lanes != b->lanes) return false;
   auto all_equal = [](const std::vector<Expr>& x, const std::vector<Expr>& y) {
     if (x.size() != y.size()) return false;
     for (size_t i = 0; i < x.size(); ++i) {
@@ -138,6 +138,12 @@ bool structural_equal(const Expr& a, const Expr& b) {
       auto *x = a.as<BufferLoadNode>(), *y = b.as<BufferLoadNode>();
       return x->buffer == y->buffer && all_equal(x->indices, y->indices);
     }
+    case ExprKind::Ramp: {
+      auto *x = a.as<RampNode>(), *y = b.as<RampNode>();
+      return structural_equal(x->base, y->base) && structural_equal(x->stride, y->stride);
+    }
+    case ExprKind::Broadcast:
+      return structural_equal(a.as<BroadcastNode>()->value, b.as<BroadcastNode>()->value);
     case ExprKind::Reduce:
       return false;
   }

@@ -8,6 +8,7 @@
 
 #include "common/ir/printer.h"
 #include "common/lower/bind_buffers.h"
+#include "common/lower/expand_unrolled.h"
 #include "common/lower/infer_bound.h"
 #include "common/lower/inline_stages.h"
 #include "common/lower/lower_context.h"
@@ -15,6 +16,7 @@
 #include "common/lower/simplify.h"
 #include "common/lower/storage_flatten.h"
 #include "common/lower/unroll_loop.h"
+#include "common/lower/vectorize_loop.h"
 #include "common/schedule/apply_steps.h"
 #include "common/util/error.h"
 
@@ -77,6 +79,34 @@ ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>
   log_pass("unroll_loop", s, next);
   f.body = next;
   return f;
+}
+
+ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend) {
+  ir::Stmt s = f.body, next;
+  if (!s.defined()) return f;
+  if (backend == Backend::LLVM) {
+    next = vectorize_loop(s);
+    log_pass("vectorize_loop", s, next);
+    s = next;
+
+    next = expand_unrolled(s, kMaxUnrolledStoresLLVM);
+    log_pass("expand_unrolled", s, next);
+    s = next;
+
+    next = simplify(s);
+    log_pass("simplify", s, next);
+    s = next;
+  } else {
+    next = expand_unrolled(s, kMaxUnrolledStoresC);
+    log_pass("expand_unrolled", s, next);
+    s = next;
+  }
+  f.body = s;
+  return f;
+}
+
+ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps, Backend backend) {
+  return finish_lowering(lower(dag, steps), backend);
 }
 
 }  // namespace mrd::lower

@@ -9,9 +9,21 @@
 
 namespace mrd::lower {
 
-/// Applies `steps` to the DAG's initial schedule and lowers it. An invalid step is a UserError
-/// "step <i> (<KIND>): ..." (reported by callers as INSTANTIATION_ERROR); so is a read of a
-/// tensor that is not a function argument.
+/// The code generator a lowered function is for; each has its own tail of passes.
+enum class Backend { LLVM, C };
+
+/// Applies `steps` to the DAG's initial schedule and lowers it, up to the passes that depend
+/// on the backend: loops keep their vectorize annotation, unrolled loops are marked, not
+/// expanded. An invalid step is a UserError "step <i> (<KIND>): ..." (reported by callers as
+/// INSTANTIATION_ERROR); so is a read of a tensor that is not a function argument.
 ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps);
+
+/// The backend's tail of passes over a lowered function. LLVM, as TVM builds `llvm`:
+/// vectorize_loop, expand_unrolled (every unrolled loop), simplify. C: expand_unrolled up to
+/// kMaxUnrolledStoresC stores (the C printer keeps vectorized loops and plans them itself).
+ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend);
+
+/// lower() then finish_lowering().
+ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps, Backend backend);
 
 }  // namespace mrd::lower

@@ -90,7 +90,7 @@ CachedBuild BuildCache::get_or_build(const std::string& source,
         fs::remove_all(p, e);
       }
     } cleanup{tmp};
-    fs::path src = tmp / "kernel.c";
+    fs::path src = tmp / compiler_.source_file_name();
     {
       std::ofstream f(src, std::ios::binary);
       f << source;

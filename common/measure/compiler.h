@@ -1,6 +1,6 @@
-// The seam between the compile cache and the system compiler: a Compiler turns a C source
-// file into a shared object. The real one spawns the compiler; tests of the cache logic use a
-// fake that counts invocations.
+// The seam between the compile cache and the compilers: a Compiler turns a source file (C for
+// the system compiler, LLVM IR text for the LLVM backend) into a shared object. Tests of the
+// cache logic use a fake that counts invocations.
 #pragma once
 
 #include <string>
@@ -9,7 +9,7 @@
 namespace mrd::measure {
 
 struct CompileRequest {
-  std::string source_path;  ///< a C file
+  std::string source_path;  ///< the source: C, or LLVM IR text
   std::string output_path;  ///< the shared object to write
   std::vector<std::string> flags;
   double timeout_seconds = 15.0;
@@ -30,6 +30,8 @@ class Compiler {
   virtual std::string identity() const = 0;
   /// Never throws.
   virtual CompileOutcome compile(const CompileRequest& request) = 0;
+  /// The file name the source is written to ("kernel.c", "kernel.ll").
+  virtual std::string source_file_name() const { return "kernel.c"; }
 };
 
 }  // namespace mrd::measure

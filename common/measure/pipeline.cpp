@@ -13,12 +13,15 @@
 #include <unistd.h>
 
 #include "common/codegen/c_codegen.h"
+#include "common/codegen/llvm_codegen.h"
+#include "common/codegen/target.h"
 #include "common/dag/compute_dag.h"
 #include "common/interp/reference_interpreter.h"
 #include "common/lower/lower.h"
 #include "common/measure/build_cache.h"
 #include "common/measure/host_args.h"
 #include "common/measure/kernel.h"
+#include "common/measure/llvm_compiler.h"
 #include "common/measure/system_compiler.h"
 #include "common/measure/timer.h"
 #include "common/registry/registry.h"
@@ -63,6 +66,20 @@ Compiler& system_compiler(const std::string& name) {
   auto& c = compilers[name];
   if (!c) c = std::make_unique<SystemCompiler>(name);
   return *c;
+}
+
+// One LlvmCompiler per target string, made once per process.
+Compiler& llvm_compiler(const codegen::Target& target) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<LlvmCompiler>> compilers;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& c = compilers[target.text];
+  if (!c) c = std::make_unique<LlvmCompiler>(target);
+  return *c;
+}
+
+lower::Backend backend_of(const codegen::Target& t) {
+  return t.kind == codegen::TargetKind::LLVM ? lower::Backend::LLVM : lower::Backend::C;
 }
 
 std::mutex g_handler_mu;
@@ -170,7 +187,17 @@ void set_stuck_run_handler(StuckRunHandler handler) {
 BuildOutput build_candidate(const Task& task, const std::string& steps_json, const MeasureOptions& options,
                             const BuildConfig& config) {
   try {
-    return build_candidate(task, steps_json, options, config, system_compiler(config.compiler));
+    codegen::Target target;
+    try {
+      target = codegen::parse_target(task.target);
+    } catch (const UserError& e) {
+      BuildOutput out;
+      out.result = error_result(MeasureErrorNo::InstantiationError, e.what());
+      return out;
+    }
+    Compiler& compiler =
+        target.kind == codegen::TargetKind::LLVM ? llvm_compiler(target) : system_compiler(config.compiler);
+    return build_candidate(task, steps_json, options, config, compiler);
   } catch (const std::exception& e) {
     BuildOutput out;
     out.result = error_result(MeasureErrorNo::CompileHost, str_cat("cannot set up the compiler: ", e.what()));
@@ -190,8 +217,10 @@ BuildOutput build_candidate(const Task& task, const std::string& steps_json, con
     return std::move(out);
   };
   try {
-    // Instantiate the workload, apply the steps, lower.
+    // Instantiate the workload, apply the steps, lower for the target's backend.
+    codegen::Target target;
     try {
+      target = codegen::parse_target(task.target);
       dag::ComputeDAG dag = instantiate(task);
       nlohmann::json steps;
       try {
@@ -199,7 +228,7 @@ BuildOutput build_candidate(const Task& task, const std::string& steps_json, con
       } catch (const nlohmann::json::exception& e) {
         throw UserError(str_cat("the steps are not valid JSON: ", e.what()));
       }
-      out.func = lower::lower(dag, schedule::steps_from_json(steps));
+      out.func = lower::lower(dag, schedule::steps_from_json(steps), backend_of(target));
     } catch (const UserError& e) {
       out.stages.lower = seconds_since(start);
       return finish(error_result(MeasureErrorNo::InstantiationError, e.what()));
@@ -213,12 +242,16 @@ BuildOutput build_candidate(const Task& task, const std::string& steps_json, con
     }
 
     auto t = std::chrono::steady_clock::now();
-    out.source = codegen::emit_c(out.func);
+    bool llvm = target.kind == codegen::TargetKind::LLVM;
+    out.source = llvm ? codegen::emit_llvm(out.func, target) : codegen::emit_c(out.func);
     out.stages.codegen = seconds_since(t);
 
     t = std::chrono::steady_clock::now();
     BuildCache cache(config.cache_dir.empty() ? default_cache_dir() : config.cache_dir, compiler);
-    CachedBuild built = cache.get_or_build(out.source, config.flags, options.build_timeout - seconds_since(start));
+    // The LLVM compiler's identity carries its target and options; the C compiler's flags.
+    const std::vector<std::string> no_flags;
+    CachedBuild built = cache.get_or_build(out.source, llvm ? no_flags : config.flags,
+                                           options.build_timeout - seconds_since(start));
     out.stages.compile = seconds_since(t);
     MeasureResult r;
     r.cache_hit = built.cache_hit;

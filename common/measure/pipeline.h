@@ -39,7 +39,7 @@ struct BuildOutput {
   std::string artifact;  ///< path of the shared object
   StageTimes stages;
   ir::PrimFunc func;     ///< the lowered function (empty body when lowering failed)
-  std::string source;    ///< the generated C (empty when code generation did not run)
+  std::string source;    ///< the generated C or LLVM IR text (empty when code generation did not run)
 };
 
 BuildOutput build_candidate(const Task& task, const std::string& steps_json,

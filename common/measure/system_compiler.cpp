@@ -29,15 +29,15 @@ std::string trim(std::string s) {
   return b == std::string::npos ? "" : s.substr(b);
 }
 
-std::string resolve(const std::string& program) {
+}  // namespace
+
+std::string resolve_program(const std::string& program) {
   if (program.find('/') != std::string::npos) {
     std::error_code ec;
     return std::filesystem::exists(program, ec) ? program : "";
   }
   return bp::search_path(program).string();
 }
-
-}  // namespace
 
 ProcessOutcome run_process(const std::string& program, const std::vector<std::string>& args,
                            double timeout_seconds) {
@@ -84,27 +84,15 @@ ProcessOutcome run_process(const std::string& program, const std::vector<std::st
   return out;
 }
 
-SystemCompiler::SystemCompiler(std::string compiler) : name_(std::move(compiler)) {
-  path_ = resolve(name_);
+SystemCompiler::SystemCompiler(std::string compiler) : name_(std::move(compiler)), linker_(name_) {
+  path_ = resolve_program(name_);
   if (path_.empty()) return;
   ProcessOutcome v = run_process(path_, {"--version"}, 10.0);
   version_ = first_line(v.output);
-  ProcessOutcome gomp = run_process(path_, {"-print-file-name=libgomp.so"}, 10.0);
-  ProcessOutcome gcc = run_process(path_, {"-print-libgcc-file-name"}, 10.0);
-  std::string ld = resolve("ld");
-  std::string gomp_path = trim(gomp.output), gcc_path = trim(gcc.output);
-  std::error_code ec;
-  if (!ld.empty() && gomp.exit_code == 0 && gcc.exit_code == 0 && !gomp_path.empty() &&
-      gomp_path[0] == '/' && std::filesystem::exists(gomp_path, ec) && !gcc_path.empty() &&
-      gcc_path[0] == '/' && std::filesystem::exists(gcc_path, ec)) {
-    ld_path_ = ld;
-    libgomp_path_ = gomp_path;
-    libgcc_path_ = gcc_path;
-  }
 }
 
 std::string SystemCompiler::identity() const {
-  return str_cat(path_, "\n", version_, "\n", links_directly() ? "ld:" + ld_path_ : "driver");
+  return str_cat(path_, "\n", version_, "\n", links_directly() ? linker_.identity() : "driver");
 }
 
 CompileOutcome SystemCompiler::compile(const CompileRequest& request) {
@@ -146,10 +134,7 @@ CompileOutcome SystemCompiler::compile(const CompileRequest& request) {
   bool openmp = std::find(args.begin(), args.end(), "-fopenmp") != args.end();
   args.insert(args.end(), {"-c", "-o", object, request.source_path});
   if (!finish(run_process(path_, args, remaining()), "the compiler")) return result;
-  std::vector<std::string> link = {"-shared", "-o", request.output_path, object};
-  if (openmp) link.push_back(libgomp_path_);
-  link.insert(link.end(), {"-lm", "-lc", libgcc_path_});
-  finish(run_process(ld_path_, link, remaining()), "the linker");
+  result = linker_.link(object, request.output_path, openmp, remaining());
   std::error_code ec;
   std::filesystem::remove(object, ec);
   return result;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/measure/compiler.h"
+#include "common/measure/shared_object_linker.h"
 
 namespace mrd::measure {
 
@@ -20,16 +21,17 @@ class SystemCompiler : public Compiler {
   CompileOutcome compile(const CompileRequest& request) override;
 
   /// True when builds link with `ld` directly.
-  bool links_directly() const { return !ld_path_.empty(); }
+  bool links_directly() const { return linker_.available(); }
 
  private:
   std::string name_;
   std::string path_;     ///< empty when the compiler was not found
   std::string version_;  ///< first line of `--version`
-  std::string ld_path_;
-  std::string libgomp_path_;
-  std::string libgcc_path_;
+  SharedObjectLinker linker_;
 };
+
+/// The path of `program` (a name looked up in PATH, or a path), empty when not found.
+std::string resolve_program(const std::string& program);
 
 /// Runs `program` with `args`, capturing stdout and stderr together; kills it after
 /// `timeout_seconds`. Never throws.

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "common/codegen/c_codegen.h"
-#include "common/codegen/expand_unrolled.h"
+#include "common/lower/expand_unrolled.h"
+#include "common/lower/lower.h"
 #include "common/ir/expr.h"
 #include "common/interp/primfunc_eval.h"
 #include "common/ir/stmt.h"
@@ -20,6 +21,11 @@ using namespace mrd;
 using namespace mrd::ir;
 
 namespace {
+
+/// The C backend's tail of passes, then its printer, as the pipeline runs them.
+std::string emit_c_backend(const PrimFunc& f) {
+  return codegen::emit_c(lower::finish_lowering(f, lower::Backend::C));
+}
 
 using Entry = int32_t (*)(void* const*);
 
@@ -85,7 +91,7 @@ PrimFunc matmul(int n, ForKind ki, ForKind kj, ForKind kk) {
 }
 
 void check_matmul(const PrimFunc& f, int n) {
-  auto k = build(codegen::emit_c(f));
+  auto k = build(emit_c_backend(f));
   Aligned<float> a(n * n), b(n * n), c(n * n);
   for (int i = 0; i < n * n; ++i) {
     a[i] = float((i * 7919) % 13) - 6.0f;
@@ -106,20 +112,20 @@ void check_matmul(const PrimFunc& f, int n) {
 TEST_CASE("emit_c: parallel, vectorized and unrolled loops compute a matmul") {
   const int n = 24;
   PrimFunc f = matmul(n, ForKind::Parallel, ForKind::Vectorized, ForKind::Unrolled);
-  std::string src = codegen::emit_c(f);
+  std::string src = emit_c_backend(f);
   CHECK(src.find("#pragma omp parallel for schedule(static)") != std::string::npos);
   // j (24 lanes) becomes three 8-wide vector statements; k (unrolled) is expanded into 24
-  // copies of them, which stay under kMaxUnrolledStores.
+  // copies of them, which stay under kMaxUnrolledStoresC.
   CHECK(src.find("mrd_st_v8f(") != std::string::npos);
   CHECK(src.find("#pragma omp simd") == std::string::npos);
   CHECK(src.find("#pragma GCC unroll") == std::string::npos);
   PrimFunc few = matmul(8, ForKind::Parallel, ForKind::Vectorized, ForKind::Unrolled);
-  CHECK(codegen::emit_c(few).find("mrd_st_v8f(") != std::string::npos);
+  CHECK(emit_c_backend(few).find("mrd_st_v8f(") != std::string::npos);
   check_matmul(few, 8);
   check_matmul(f, n);
   // 24 x 24 stores are too many to expand: the loop stays, for the compiler to unroll.
   PrimFunc g = matmul(n, ForKind::Parallel, ForKind::Serial, ForKind::Unrolled);
-  CHECK(codegen::emit_c(g).find("#pragma GCC unroll 24") != std::string::npos);
+  CHECK(emit_c_backend(g).find("#pragma GCC unroll 24") != std::string::npos);
   check_matmul(g, n);
 }
 
@@ -137,7 +143,7 @@ TEST_CASE("emit_c: floordiv and floormod round toward minus infinity") {
       store(out64, i, floordiv(x64, cast(DType::Int64, Expr(4)))),
       store(out64, i + 11, floormod(x64, cast(DType::Int64, Expr(4)))),
   }));
-  auto k = build(codegen::emit_c(PrimFunc{{out, out64}, body}));
+  auto k = build(emit_c_backend(PrimFunc{{out, out64}, body}));
   Aligned<int32_t> o(44);
   Aligned<int64_t> o64(22);
   void* args[] = {o.p, o64.p};
@@ -166,7 +172,7 @@ TEST_CASE("emit_c: select and if_then_else evaluate only the chosen branch") {
       store(out, i, select(d != 0, Expr(100) / d, Expr(-1))),
       store(out, i + 5, if_then_else(d == 0, Expr(-2), Expr(60) / d)),
   }));
-  auto k = build(codegen::emit_c(PrimFunc{{in, out}, body}));
+  auto k = build(emit_c_backend(PrimFunc{{in, out}, body}));
   Aligned<int32_t> a(5), o(10);
   int vals[] = {5, 0, -3, 0, 10};
   for (int x = 0; x < 5; ++x) a[x] = vals[x];
@@ -188,7 +194,7 @@ TEST_CASE("emit_c: local allocations on the stack and on the heap") {
                               ForNode::make(j, 0, Expr(int(n)), ForKind::Serial,
                                             store(out, 0, load(out, 0) + load(tmp, j)))});
     Stmt body = AllocateNode::make(tmp, SeqNode::make({fill, sum}));
-    std::string src = codegen::emit_c(PrimFunc{{in, out}, body});
+    std::string src = emit_c_backend(PrimFunc{{in, out}, body});
     bool heap = n * 4 > codegen::kMaxStackAllocationBytes;
     CHECK((src.find("mrd_alloc(") != std::string::npos && src.find("free(b2)") != std::string::npos) == heap);
     auto k = build(src);
@@ -212,7 +218,7 @@ TEST_CASE("emit_c: float literals are exact and math uses the float32 functions"
       store(out, 2, reduce_identity(ReduceOp::Max, DType::Float32)),
       store(out64, 0, FloatImmNode::make(DType::Float64, 0.1)),
   });
-  std::string src = codegen::emit_c(PrimFunc{{out, out64}, body});
+  std::string src = emit_c_backend(PrimFunc{{out, out64}, body});
   CHECK(src.find("expf(") != std::string::npos);
   auto k = build(src);
   Aligned<float> o(3);
@@ -229,7 +235,7 @@ TEST_CASE("emit_c: names from the workload never become code") {
   auto a = BufferNode::make("x*/ int evil(); /*", DType::Float32, {1});
   Var i("i; system(\"rm -rf /\");");
   Stmt body = ForNode::make(i, 0, 1, ForKind::Serial, store(a, i, Expr(1.0f)));
-  std::string src = codegen::emit_c(PrimFunc{{a}, body});
+  std::string src = emit_c_backend(PrimFunc{{a}, body});
   CHECK(src.find("evil()") == std::string::npos);  // only x___int_evil_____ in a comment
   CHECK(src.find("*/ int") == std::string::npos);
   CHECK(src.find("system") == std::string::npos);
@@ -241,13 +247,13 @@ TEST_CASE("emit_c: floordiv of a non-negative index by a positive constant is pl
   auto out = BufferNode::make("out", DType::Int32, {12});
   Var i("i");
   Stmt body = ForNode::make(i, 0, 12, ForKind::Serial, store(out, i, floordiv(i, 4) * 10 + floormod(i, 4)));
-  std::string src = codegen::emit_c(PrimFunc{{out}, body});
+  std::string src = emit_c_backend(PrimFunc{{out}, body});
   CHECK(src.find("(v0 / 4)") != std::string::npos);
   CHECK(src.find("(v0 % 4)") != std::string::npos);
   CHECK(src.find("mrd_floordiv_i32(v0") == std::string::npos);
   Var j("j");  // a loop starting below zero keeps the floor helpers
   Stmt neg = ForNode::make(j, -6, 12, ForKind::Serial, store(out, j + 6, floordiv(j, 4)));
-  CHECK(codegen::emit_c(PrimFunc{{out}, neg}).find("mrd_floordiv_i32(v0, 4)") != std::string::npos);
+  CHECK(emit_c_backend(PrimFunc{{out}, neg}).find("mrd_floordiv_i32(v0, 4)") != std::string::npos);
   auto k = build(src);
   Aligned<int32_t> o(12);
   void* args[] = {o.p};
@@ -272,7 +278,7 @@ TEST_CASE("emit_c: a local buffer with constant indices becomes scalar variables
   Stmt out_st = ForNode::make(r2, 0, 4, ForKind::Unrolled, store(out, i * 4 + r2, load(acc, r2)));
   Stmt body = ForNode::make(i, 0, n, ForKind::Serial,
                             AllocateNode::make(acc, SeqNode::make({init, upd, out_st})));
-  std::string src = codegen::emit_c(PrimFunc{{in, w, out}, body});
+  std::string src = emit_c_backend(PrimFunc{{in, w, out}, body});
   INFO(src);
   // Four scalar variables stand for acc; the loop over k touches no array named for it.
   CHECK(src.find("float r") != std::string::npos);
@@ -319,7 +325,7 @@ TEST_CASE("emit_c: vectorized loops become vector statements with register accum
           guard(ib * 4 + ii2, store(C, (ib * 4 + ii2) * n + j2, load(acc, ii2 * n + j2) * 2.0f))));
   Stmt body = ForNode::make(ib, 0, 3, ForKind::Serial,
                             AllocateNode::make(acc, SeqNode::make({init, upd, wb})));
-  std::string src = codegen::emit_c(PrimFunc{{A, B, C}, body});
+  std::string src = emit_c_backend(PrimFunc{{A, B, C}, body});
   INFO(src);
   CHECK(src.find("mrd_v16f r") != std::string::npos);      // accumulators in vector variables
   CHECK(src.find("mrd_bc_v16f(b0[") != std::string::npos);  // A broadcast
@@ -354,12 +360,12 @@ TEST_CASE("emit_c: vectorized loops outside the vector form fall back to omp sim
   Stmt call = ForNode::make(j3, 0, n, ForKind::Vectorized,
       store(out, j3 + 2 * n, CallNode::make(CallOp::Sqrt, {load(in, j3)})));
   for (const Stmt& s : {strided, varying, call}) {
-    std::string src = codegen::emit_c(PrimFunc{{in, out}, s});
+    std::string src = emit_c_backend(PrimFunc{{in, out}, s});
     INFO(src);
     CHECK(src.find("#pragma omp simd") != std::string::npos);
     CHECK(src.find("mrd_st_v") == std::string::npos);
   }
-  std::string src = codegen::emit_c(PrimFunc{{in, out}, SeqNode::make({strided, varying, call})});
+  std::string src = emit_c_backend(PrimFunc{{in, out}, SeqNode::make({strided, varying, call})});
   auto kern = build(src);
   Aligned<float> a(2 * n), o(3 * n);
   for (int x = 0; x < 2 * n; ++x) a[x] = float(x);
@@ -421,7 +427,7 @@ TEST_CASE("emit_c: vectorized min and max become vector code with remainder chun
                                           BinaryNode::make(BinaryOp::Max, load(in, j2) * 2.0f, Expr(-1.0f)),
                                           Expr(1.0f))));
     PrimFunc f{{in, relu, clamp}, SeqNode::make({a, b})};
-    std::string src = codegen::emit_c(f);
+    std::string src = emit_c_backend(f);
     INFO("extent " << n << "\n" << src);
     if (n == 37) {
       CHECK(src.find("mrd_vmax_v16f(mrd_ld_v16f(&b0[") != std::string::npos);
@@ -455,7 +461,7 @@ TEST_CASE("emit_c: selects with affine conditions on the lane become vector code
                 CallNode::make(CallOp::IfThenElse,
                                {inside2, load(in, (r2 - 1) * w + j2 - 2), Expr(-1.0f)}))));
   PrimFunc f{{in, pad, pad2}, SeqNode::make({a, b})};
-  std::string src = codegen::emit_c(f);
+  std::string src = emit_c_backend(f);
   INFO(src);
   CHECK(src.find("omp simd") == std::string::npos);
   CHECK(src.find("mrd_st_v16f(&b1[") != std::string::npos);  // lanes 2..17 inside
@@ -477,7 +483,7 @@ TEST_CASE("emit_c: guards in vectorized loops are checked per chunk") {
             IfThenElseNode::make(CallNode::make(CallOp::Likely, {idx < n}),
                                  store(out, idx, BinaryNode::make(BinaryOp::Max, load(in, idx) * 3.0f, Expr(1.0f))))));
     PrimFunc f{{in, out}, body};
-    std::string src = codegen::emit_c(f);
+    std::string src = emit_c_backend(f);
     INFO("n = " << n << "\n" << src);
     CHECK(src.find("mrd_st_v16f(&b1[") != std::string::npos);
     CHECK(src.find("} else {") != std::string::npos);
@@ -500,7 +506,7 @@ TEST_CASE("emit_c: guards affine in a serial loop's variable become its bounds")
             ForNode::make(j, 0, 5, ForKind::Serial,
                 IfThenElseNode::make(guard, store(out, row * 5 + j, load(in, row * 5 + j) * 2.0f + 1.0f)))));
     PrimFunc f{{in, out}, body};
-    std::string src = codegen::emit_c(f);
+    std::string src = emit_c_backend(f);
     INFO("n = " << n << "\n" << src);
     CHECK(src.find("mrd_min_i64((int64_t)4, ") != std::string::npos);
     CHECK(src.find("mrd_max_i64((int64_t)0, ") != std::string::npos);
@@ -522,7 +528,7 @@ TEST_CASE("emit_c: strided reads into a register accumulator are gathered") {
           ForNode::make(j, 0, n, ForKind::Vectorized, store(acc, j, load(acc, j) + load(in, j * kk + k)))),
       ForNode::make(j2, 0, n, ForKind::Vectorized, store(out, j2, load(acc, j2)))}));
   PrimFunc f{{in, out}, body};
-  std::string src = codegen::emit_c(f);
+  std::string src = emit_c_backend(f);
   INFO(src);
   CHECK(src.find("mrd_p[INT64_C(45)]}") != std::string::npos);  // lane 15 of a stride-3 read
   CHECK(src.find("omp simd") == std::string::npos);
@@ -535,14 +541,14 @@ TEST_CASE("store counts of huge unrolled nests saturate: the nest stays loops") 
   Stmt s = store(C, Expr(0), Expr(1.0f));
   std::vector<Var> vars = {Var("a"), Var("b"), Var("c"), Var("d")};
   for (const Var& v : vars) s = ForNode::make(v, 0, int64_t{1} << 20, ForKind::Unrolled, s);
-  Stmt out = mrd::codegen::expand_unrolled(s);
+  Stmt out = mrd::lower::expand_unrolled(s, mrd::lower::kMaxUnrolledStoresC);
   REQUIRE(out->kind == StmtKind::For);
   CHECK(out.as<ForNode>()->for_kind == ForKind::Unrolled);
   // A small nest still expands: 2 x 3 copies of the store.
   Stmt small = store(C, Expr(0), Expr(1.0f));
   small = ForNode::make(Var("x"), 0, 2, ForKind::Unrolled,
                         ForNode::make(Var("y"), 0, 3, ForKind::Unrolled, small));
-  Stmt expanded = mrd::codegen::expand_unrolled(small);
+  Stmt expanded = mrd::lower::expand_unrolled(small, mrd::lower::kMaxUnrolledStoresC);
   REQUIRE(expanded->kind == StmtKind::Seq);
   CHECK(expanded.as<SeqNode>()->stmts.size() == 6);
 }

@@ -27,9 +27,10 @@ BuildConfig config() {
   return c;
 }
 
-Task matmul(int64_t n, int64_t l, int64_t m) {
+Task matmul(int64_t n, int64_t l, int64_t m, std::string target = "llvm -keys=cpu") {
   Task t;
   t.workload = registry::FunctionWorkload{"matmul", {n, l, m, std::string("float32")}};
+  t.target = std::move(target);
   return t;
 }
 
@@ -69,9 +70,10 @@ const char* kTiled =
 }  // namespace
 
 TEST_CASE("pipeline: a default and a tiled matmul build, run and match the interpreter") {
+  for (std::string target : {"llvm -keys=cpu", "llvm -mcpu=znver3", "c"})
   for (std::string steps : {std::string("[]"), std::string(kTiled)}) {
-    INFO(steps);
-    MeasureResult r = measure_one(matmul(48, 32, 40), steps, quick());
+    INFO(target << ": " << steps);
+    MeasureResult r = measure_one(matmul(48, 32, 40, target), steps, quick());
     INFO(r.error_msg);
     CHECK(r.error_no == MeasureErrorNo::NoError);
     REQUIRE(r.costs.size() == 1);
@@ -85,18 +87,18 @@ TEST_CASE("pipeline: an identical candidate is compiled once; a changed flag is 
   CountingCompiler cc;
   BuildConfig c = config();
   c.flags.push_back("-DMRD_CACHE_TEST=" + std::to_string(getpid()));  // fresh for this run
-  BuildOutput a = build_candidate(matmul(16, 16, 16), "[]", quick(), c, cc);
+  BuildOutput a = build_candidate(matmul(16, 16, 16, "c"), "[]", quick(), c, cc);
   REQUIRE(a.result.error_no == MeasureErrorNo::NoError);
   CHECK_FALSE(a.result.cache_hit);
-  BuildOutput b = build_candidate(matmul(16, 16, 16), "[]", quick(), c, cc);
+  BuildOutput b = build_candidate(matmul(16, 16, 16, "c"), "[]", quick(), c, cc);
   CHECK(b.result.cache_hit);
   CHECK(b.artifact == a.artifact);
   CHECK(cc.calls == 1);
   c.flags.push_back("-O2");
-  BuildOutput d = build_candidate(matmul(16, 16, 16), "[]", quick(), c, cc);
+  BuildOutput d = build_candidate(matmul(16, 16, 16, "c"), "[]", quick(), c, cc);
   CHECK_FALSE(d.result.cache_hit);
   CHECK(cc.calls == 2);
-  CHECK(run_candidate(matmul(16, 16, 16), "[]", d.artifact, quick()).error_no == MeasureErrorNo::NoError);
+  CHECK(run_candidate(matmul(16, 16, 16, "c"), "[]", d.artifact, quick()).error_no == MeasureErrorNo::NoError);
 }
 
 TEST_CASE("pipeline: INSTANTIATION_ERROR for invalid steps and workloads") {
@@ -105,6 +107,9 @@ TEST_CASE("pipeline: INSTANTIATION_ERROR for invalid steps and workloads") {
   CHECK_FALSE(bad_iter.error_msg.empty());
   CHECK(measure_one(matmul(16, 16, 16), R"([["XX", 1]])", quick()).error_no == MeasureErrorNo::InstantiationError);
   CHECK(measure_one(matmul(16, 16, 16), "[[", quick()).error_no == MeasureErrorNo::InstantiationError);
+  MeasureResult bad_target = measure_one(matmul(16, 16, 16, "cuda -arch=sm_80"), "[]", quick());
+  CHECK(bad_target.error_no == MeasureErrorNo::InstantiationError);
+  CHECK(bad_target.error_msg.find("not supported") != std::string::npos);
   Task unknown;
   unknown.workload = registry::FunctionWorkload{"no_such_workload", {}};
   MeasureResult u = measure_one(unknown, "[]", quick());
@@ -115,13 +120,13 @@ TEST_CASE("pipeline: INSTANTIATION_ERROR for invalid steps and workloads") {
 TEST_CASE("pipeline: COMPILE_HOST carries the compiler's message") {
   BuildConfig c = config();
   c.flags.push_back("-fno-such-flag-at-all");
-  MeasureResult r = measure_one(matmul(16, 16, 16), "[]", quick(), c);
+  MeasureResult r = measure_one(matmul(16, 16, 16, "c"), "[]", quick(), c);
   CHECK(r.error_no == MeasureErrorNo::CompileHost);
   CHECK(r.error_msg.find("no-such-flag-at-all") != std::string::npos);
   CHECK(r.build_seconds > 0);
   BuildConfig missing = config();
   missing.compiler = "/nonexistent/cc";
-  CHECK(measure_one(matmul(16, 16, 16), "[]", quick(), missing).error_no == MeasureErrorNo::CompileHost);
+  CHECK(measure_one(matmul(16, 16, 16, "c"), "[]", quick(), missing).error_no == MeasureErrorNo::CompileHost);
 }
 
 TEST_CASE("pipeline: BUILD_TIMEOUT when the compiler passes the build timeout") {
@@ -129,7 +134,7 @@ TEST_CASE("pipeline: BUILD_TIMEOUT when the compiler passes the build timeout") 
   c.flags.push_back("-DMRD_TIMEOUT_TEST=" + std::to_string(getpid()));  // never a cache hit
   MeasureOptions o = quick();
   o.build_timeout = 0.005;
-  MeasureResult r = measure_one(matmul(16, 16, 16), "[]", o, c);
+  MeasureResult r = measure_one(matmul(16, 16, 16, "c"), "[]", o, c);
   CHECK(r.error_no == MeasureErrorNo::BuildTimeout);
   CHECK(r.error_msg.find("timeout") != std::string::npos);
 }
@@ -177,14 +182,24 @@ TEST_CASE("pipeline: the matmul_add gallery record, shrunk to 128^3, compiles, r
       R"( ["RE", 2, [0, 4, 1, 5, 8, 2, 6, 9, 3, 7]], ["FSP", 4, 0, 0, 2], ["FSP", 4, 3, 1, 2],)"
       R"( ["RE", 4, [0, 3, 1, 4, 2, 5]], ["CA", 2, 4, 3], ["FU", 4, [0, 1, 2, 3]], ["AN", 4, 0, 3],)"
       R"( ["PR", 2, 0, "auto_unroll_max_step$64"], ["AN", 2, 9, 2], ["AN", 4, 2, 2]])";
-  BuildOutput b = build_candidate(t, steps, quick(), config());
-  INFO(b.result.error_msg);
-  REQUIRE(b.result.error_no == MeasureErrorNo::NoError);
-  CHECK(b.source.find("#pragma omp parallel for") != std::string::npos);
-  // Vectorized loops: GCC vector statements, or omp simd where the body is not of that form.
-  CHECK((b.source.find("mrd_st_v") != std::string::npos ||
-         b.source.find("#pragma omp simd") != std::string::npos));
-  MeasureResult r = run_candidate(t, steps, b.artifact, quick());
-  INFO(r.error_msg);
-  CHECK(r.error_no == MeasureErrorNo::NoError);
+  for (std::string target : {"llvm -keys=cpu -mcpu=znver3", "c"}) {
+    INFO(target);
+    t.target = target;
+    BuildOutput b = build_candidate(t, steps, quick(), config());
+    INFO(b.result.error_msg);
+    REQUIRE(b.result.error_no == MeasureErrorNo::NoError);
+    if (target == "c") {
+      CHECK(b.source.find("#pragma omp parallel for") != std::string::npos);
+      // Vectorized loops: GCC vector statements, or omp simd where the body is not of that form.
+      CHECK((b.source.find("mrd_st_v") != std::string::npos ||
+             b.source.find("#pragma omp simd") != std::string::npos));
+    } else {
+      // The fused outer loops run on the OpenMP team; the vectorized loops are 16-lane vectors.
+      CHECK(b.source.find("GOMP_parallel") != std::string::npos);
+      CHECK(b.source.find("<16 x float>") != std::string::npos);
+    }
+    MeasureResult r = run_candidate(t, steps, b.artifact, quick());
+    INFO(r.error_msg);
+    CHECK(r.error_no == MeasureErrorNo::NoError);
+  }
 }

@@ -1,11 +1,11 @@
-#include "common/codegen/expand_unrolled.h"
+#include "common/lower/expand_unrolled.h"
 
 #include <algorithm>
 
 #include "common/ir/stmt_functor.h"
 #include "common/ir/substitute.h"
 
-namespace mrd::codegen {
+namespace mrd::lower {
 
 using namespace ir;
 
@@ -51,6 +51,7 @@ int64_t store_count(const Stmt& s) {
 
 class Expander : public StmtMutator {
  public:
+  explicit Expander(int64_t max_stores) : max_stores_(max_stores) {}
   Stmt run(const Stmt& s) { return visit(s); }
 
  protected:
@@ -59,7 +60,7 @@ class Expander : public StmtMutator {
     const int64_t* mn = as_const_int(op->min);
     const int64_t* ext = as_const_int(op->extent);
     if (op->for_kind == ForKind::Unrolled && mn && ext && *ext >= 0 &&
-        capped_mul(std::max<int64_t>(*ext, 1), store_count(body)) <= kMaxUnrolledStores) {
+        capped_mul(std::max<int64_t>(*ext, 1), store_count(body)) <= max_stores_) {
       std::vector<Stmt> copies;
       for (int64_t i = 0; i < *ext; ++i) {
         Expr value = IntImmNode::make(op->var->dtype, *mn + i);
@@ -71,12 +72,15 @@ class Expander : public StmtMutator {
     if (body.same_as(op->body)) return self;
     return ForNode::make(op->var, op->min, op->extent, op->for_kind, body, op->auto_unroll_max_step);
   }
+
+ private:
+  int64_t max_stores_;
 };
 
 }  // namespace
 
-Stmt expand_unrolled(const Stmt& s) {
-  return Expander().run(s);
+Stmt expand_unrolled(const Stmt& s, int64_t max_stores) {
+  return Expander(max_stores).run(s);
 }
 
-}  // namespace mrd::codegen
+}  // namespace mrd::lower

@@ -1,0 +1,754 @@
+#include "common/codegen/llvm_codegen.h"
+
+#include <llvm/Config/llvm-config.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "common/codegen/llvm_target_machine.h"
+#include "common/ir/expr_functor.h"
+#include "common/ir/stmt_functor.h"
+#include "common/lower/arith.h"
+#include "common/util/error.h"
+
+namespace mrd::codegen {
+
+using namespace ir;
+
+namespace {
+
+bool has_load(const Expr& e) {
+  bool found = false;
+  post_order_visit(e, [&](const Expr& x) { found |= x->kind == ExprKind::BufferLoad; });
+  return found;
+}
+
+bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+int log2_exact(int64_t v) {
+  int n = 0;
+  while ((int64_t{1} << n) < v) ++n;
+  return n;
+}
+
+/// Variables and buffers a parallel body uses that are defined outside it.
+struct FreeSymbols {
+  std::vector<const VarNode*> vars;
+  std::vector<const BufferNode*> buffers;
+};
+
+class FreeSymbolFinder : public StmtVisitor {
+ public:
+  /// The free symbols of `s`, the body of a loop over `loop_var`.
+  FreeSymbols run(const Stmt& s, const VarNode* loop_var) {
+    bound_.insert(loop_var);
+    visit(s);
+    return out_;
+  }
+
+ protected:
+  void visit_expr(const Expr& e) override {
+    post_order_visit(e, [&](const Expr& x) {
+      if (const VarNode* v = x.as<VarNode>()) use_var(v);
+      if (const BufferLoadNode* l = x.as<BufferLoadNode>()) use_buffer(l->buffer.get());
+    });
+  }
+  void visit_(const ForNode* op, const Stmt& self) override {
+    bound_.insert(op->var.as<VarNode>());
+    StmtVisitor::visit_(op, self);
+  }
+  void visit_(const LetNode* op, const Stmt& self) override {
+    visit_expr(op->value);
+    bound_.insert(op->var.as<VarNode>());
+    visit(op->body);
+  }
+  void visit_(const AllocateNode* op, const Stmt& self) override {
+    local_.insert(op->buffer.get());
+    StmtVisitor::visit_(op, self);
+  }
+  void visit_(const StoreNode* op, const Stmt& self) override {
+    use_buffer(op->buffer.get());
+    StmtVisitor::visit_(op, self);
+  }
+
+ private:
+  void use_var(const VarNode* v) {
+    if (!bound_.count(v) && seen_vars_.insert(v).second) out_.vars.push_back(v);
+  }
+  void use_buffer(const BufferNode* b) {
+    if (!local_.count(b) && seen_buffers_.insert(b).second) out_.buffers.push_back(b);
+  }
+  std::unordered_set<const VarNode*> bound_, seen_vars_;
+  std::unordered_set<const BufferNode*> local_, seen_buffers_;
+  FreeSymbols out_;
+};
+
+class LlvmEmitter : public ExprFunctor<llvm::Value*> {
+ public:
+  LlvmEmitter(const Target& target)
+      : resolved_(llvm_target_machine(target)), module_(std::make_unique<llvm::Module>("mrd", ctx_)), b_(ctx_) {
+    module_->setTargetTriple(resolved_.triple);
+    module_->setDataLayout(resolved_.machine->createDataLayout());
+    llvm::MDBuilder md(ctx_);
+    very_likely_ = md.createBranchWeights(1 << 20, 1);
+    tbaa_root_ = md.createTBAARoot("mrd-tbaa");
+  }
+
+  std::string run(const PrimFunc& f) {
+    std::vector<llvm::Type*> param_types;
+    for (const Buffer& p : f.params) param_types.push_back(elem_type(p->dtype)->getPointerTo());
+    llvm::Function* compute = llvm::Function::Create(
+        llvm::FunctionType::get(i32(), param_types, false), llvm::Function::InternalLinkage, "mrd_compute",
+        module_.get());
+    compute->setCallingConv(llvm::CallingConv::Fast);
+    compute->addFnAttr(llvm::Attribute::NoInline);
+    set_target_attrs(compute);
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      compute->addParamAttr(i, llvm::Attribute::NoAlias);
+      compute->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
+    }
+    begin_function(compute);
+    for (size_t i = 0; i < f.params.size(); ++i) buffers_[f.params[i].get()] = compute->getArg(i);
+    if (f.body.defined()) emit(f.body);
+    b_.CreateRet(b_.getInt32(0));
+    end_function();
+
+    // The exported entry: unpacks the argument array and calls the compute function.
+    llvm::Type* i8pp = b_.getInt8PtrTy()->getPointerTo();
+    llvm::Function* entry = llvm::Function::Create(llvm::FunctionType::get(i32(), {i8pp}, false),
+                                                   llvm::Function::ExternalLinkage, "mrd_entry", module_.get());
+    set_target_attrs(entry);
+    entry->addParamAttr(0, llvm::Attribute::NoAlias);
+    entry->addParamAttr(0, llvm::Attribute::NoCapture);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
+    std::vector<llvm::Value*> args;
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      llvm::Value* slot = b_.CreateInBoundsGEP(b_.getInt8PtrTy(), entry->getArg(0), b_.getInt64(i));
+      llvm::Value* data = b_.CreateAlignedLoad(b_.getInt8PtrTy(), slot, llvm::Align(8));
+      args.push_back(b_.CreatePointerCast(data, param_types[i]));
+    }
+    llvm::CallInst* call = b_.CreateCall(compute, args);
+    call->setCallingConv(llvm::CallingConv::Fast);
+    b_.CreateRet(call);
+
+    std::string err;
+    llvm::raw_string_ostream es(err);
+    MRD_CHECK(!llvm::verifyModule(*module_, &es), "emit_llvm: invalid module: ", es.str());
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module_->print(os, nullptr);
+    return os.str();
+  }
+
+ private:
+  // --- types and functions ------------------------------------------------------------
+  llvm::Type* i32() { return b_.getInt32Ty(); }
+
+  llvm::Type* elem_type(DType t) {
+    switch (t) {
+      case DType::Bool: return b_.getInt1Ty();
+      case DType::Int32: return b_.getInt32Ty();
+      case DType::Int64: return b_.getInt64Ty();
+      case DType::Float32: return b_.getFloatTy();
+      case DType::Float64: return b_.getDoubleTy();
+    }
+    return nullptr;
+  }
+  /// Bools are i1 in registers and i8 in memory.
+  llvm::Type* memory_type(DType t) { return t == DType::Bool ? b_.getInt8Ty() : elem_type(t); }
+  llvm::Type* value_type(DType t, int lanes) {
+    llvm::Type* e = elem_type(t);
+    return lanes > 1 ? llvm::FixedVectorType::get(e, lanes) : e;
+  }
+
+  void set_target_attrs(llvm::Function* fn) {
+    fn->addFnAttr("target-cpu", resolved_.cpu);
+    if (!resolved_.features.empty()) fn->addFnAttr("target-features", resolved_.features);
+  }
+
+  /// Per-function state: the entry block (for allocas) and the variables in scope.
+  struct FunctionState {
+    llvm::Function* fn = nullptr;
+    llvm::BasicBlock* entry = nullptr;
+    llvm::BasicBlock* body = nullptr;
+    llvm::Value* error_slot = nullptr;  ///< i32* set to -1 when a heap allocation fails
+  };
+
+  void begin_function(llvm::Function* fn) {
+    fn_ = FunctionState{};
+    fn_.fn = fn;
+    fn_.entry = llvm::BasicBlock::Create(ctx_, "entry", fn);
+    fn_.body = llvm::BasicBlock::Create(ctx_, "body", fn);
+    b_.SetInsertPoint(fn_.body);
+  }
+  void end_function() {
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(fn_.entry);
+    b_.CreateBr(fn_.body);
+  }
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, llvm::Value* count, unsigned align) {
+    llvm::IRBuilder<> eb(fn_.entry, fn_.entry->begin());
+    llvm::AllocaInst* a = eb.CreateAlloca(t, count);
+    a->setAlignment(llvm::Align(align));
+    return a;
+  }
+
+  llvm::Function* intrinsic(llvm::Intrinsic::ID id, llvm::Type* t) {
+    return llvm::Intrinsic::getDeclaration(module_.get(), id, {t});
+  }
+  llvm::FunctionCallee runtime(const char* name, llvm::FunctionType* type) {
+    return module_->getOrInsertFunction(name, type);
+  }
+
+  // --- statements ---------------------------------------------------------------------
+  void emit(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::For: return emit_for(s.as<ForNode>());
+      case StmtKind::Allocate: return emit_allocate(s.as<AllocateNode>());
+      case StmtKind::Store: return emit_store(s.as<StoreNode>());
+      case StmtKind::IfThenElse: return emit_if(s.as<IfThenElseNode>());
+      case StmtKind::Seq:
+        for (const Stmt& x : s.as<SeqNode>()->stmts) emit(x);
+        return;
+      case StmtKind::Let: {
+        const LetNode* op = s.as<LetNode>();
+        const VarNode* v = op->var.as<VarNode>();
+        vars_[v] = visit(op->value);
+        emit(op->body);
+        vars_.erase(v);
+        return;
+      }
+    }
+  }
+
+  /// for (v = begin; v < end; ++v) body(v), as TVM's CreateSerialFor.
+  void emit_loop(const VarNode* var, llvm::Value* begin, llvm::Value* end, const std::function<void()>& body) {
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "for_begin", fn_.fn);
+    llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "for_body", fn_.fn);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "for_end", fn_.fn);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    llvm::PHINode* phi = b_.CreatePHI(begin->getType(), 2);
+    phi->addIncoming(begin, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(phi, end), loop, done);
+    b_.SetInsertPoint(loop);
+    vars_[var] = phi;
+    body();
+    vars_.erase(var);
+    llvm::Value* next = b_.CreateNSWAdd(phi, llvm::ConstantInt::get(phi->getType(), 1));
+    phi->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateBr(head);
+    b_.SetInsertPoint(done);
+  }
+
+  void emit_for(const ForNode* op) {
+    const VarNode* v = op->var.as<VarNode>();
+    const int64_t* mn = as_const_int(op->min);
+    const int64_t* ext = as_const_int(op->extent);
+    if (mn && ext) ranges_[v] = lower::ConstRange{*mn, *mn + std::max<int64_t>(*ext, 1) - 1};
+    if (op->for_kind == ForKind::Parallel) {
+      emit_parallel(op);
+    } else {
+      llvm::Value* begin = visit(op->min);
+      llvm::Value* end = b_.CreateNSWAdd(begin, visit(op->extent));
+      emit_loop(v, begin, end, [&] { emit(op->body); });
+    }
+    ranges_.erase(v);
+  }
+
+  /// The body becomes a closure run by every thread of an OpenMP team; thread t of n takes
+  /// iterations [t * step, min((t + 1) * step, extent)), step = ceil(extent / n).
+  void emit_parallel(const ForNode* op) {
+    FreeSymbols free = FreeSymbolFinder().run(op->body, op->var.as<VarNode>());
+    std::vector<llvm::Type*> fields = {b_.getInt32Ty()->getPointerTo()};  // the error slot
+    std::vector<llvm::Value*> values;
+    llvm::Value* error_slot = fn_.error_slot;
+    if (!error_slot) {
+      error_slot = entry_alloca(b_.getInt32Ty(), nullptr, 4);
+      llvm::IRBuilder<> eb(fn_.entry);
+      eb.CreateStore(eb.getInt32(0), error_slot);
+      fn_.error_slot = error_slot;
+    }
+    values.push_back(error_slot);
+    for (const VarNode* v : free.vars) {
+      MRD_CHECK(vars_.count(v), "emit_llvm: unbound variable ", v->name);
+      fields.push_back(vars_[v]->getType());
+      values.push_back(vars_[v]);
+    }
+    for (const BufferNode* buf : free.buffers) {
+      MRD_CHECK(buffers_.count(buf), "emit_llvm: buffer ", buf->name, " used outside its scope");
+      fields.push_back(buffers_[buf]->getType());
+      values.push_back(buffers_[buf]);
+    }
+    llvm::StructType* closure_type = llvm::StructType::create(ctx_, fields, "mrd_closure");
+    llvm::Value* closure = entry_alloca(closure_type, nullptr, 8);
+    for (size_t i = 0; i < values.size(); ++i) {
+      b_.CreateStore(values[i], b_.CreateStructGEP(closure_type, closure, i));
+    }
+    llvm::Type* i8p = b_.getInt8PtrTy();
+    llvm::Function* body_fn = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {i8p}, false),
+                                                     llvm::Function::PrivateLinkage, "mrd_parallel_body",
+                                                     module_.get());
+    set_target_attrs(body_fn);
+    {
+      // Emit the closure with its own function state and scope.
+      FunctionState saved_fn = fn_;
+      auto saved_vars = vars_;
+      auto saved_buffers = buffers_;
+      llvm::IRBuilderBase::InsertPointGuard guard(b_);
+      begin_function(body_fn);
+      llvm::Value* data = b_.CreatePointerCast(body_fn->getArg(0), closure_type->getPointerTo());
+      auto field = [&](size_t i) {
+        return b_.CreateLoad(fields[i], b_.CreateStructGEP(closure_type, data, i));
+      };
+      fn_.error_slot = field(0);
+      vars_.clear();
+      buffers_.clear();
+      size_t k = 1;
+      for (const VarNode* v : free.vars) vars_[v] = field(k++);
+      for (const BufferNode* buf : free.buffers) buffers_[buf] = field(k++);
+      // Loop bounds: the extent and min are loop-invariant expressions of the free variables.
+      llvm::Value* ext_in = visit(op->extent);
+      llvm::Value* min_in = visit(op->min);
+      llvm::FunctionType* int_fn = llvm::FunctionType::get(b_.getInt32Ty(), false);
+      llvm::Value* tid = b_.CreateCall(runtime("omp_get_thread_num", int_fn));
+      llvm::Value* nthreads = b_.CreateCall(runtime("omp_get_num_threads", int_fn));
+      llvm::Type* it = ext_in->getType();
+      tid = b_.CreateSExtOrTrunc(tid, it);
+      nthreads = b_.CreateSExtOrTrunc(nthreads, it);
+      llvm::Value* one = llvm::ConstantInt::get(it, 1);
+      llvm::Value* step = b_.CreateSDiv(b_.CreateNSWSub(b_.CreateNSWAdd(ext_in, nthreads), one), nthreads);
+      auto clamp = [&](llvm::Value* x) { return b_.CreateSelect(b_.CreateICmpSLT(x, ext_in), x, ext_in); };
+      llvm::Value* begin = clamp(b_.CreateNSWMul(step, tid));
+      llvm::Value* end = clamp(b_.CreateNSWMul(step, b_.CreateNSWAdd(tid, one)));
+      const VarNode* v = op->var.as<VarNode>();
+      Var offset_var("mrd_parallel_index", op->var->dtype);
+      emit_loop(offset_var.as<VarNode>(), begin, end, [&] {
+        vars_[v] = b_.CreateNSWAdd(vars_[offset_var.as<VarNode>()], min_in);
+        emit(op->body);
+        vars_.erase(v);
+      });
+      b_.CreateRetVoid();
+      end_function();
+      fn_ = saved_fn;
+      vars_ = std::move(saved_vars);
+      buffers_ = std::move(saved_buffers);
+    }
+    llvm::FunctionType* launch_type = llvm::FunctionType::get(
+        b_.getVoidTy(), {body_fn->getType(), i8p, b_.getInt32Ty(), b_.getInt32Ty()}, false);
+    b_.CreateCall(runtime("GOMP_parallel", launch_type),
+                  {body_fn, b_.CreatePointerCast(closure, i8p), b_.getInt32(0), b_.getInt32(0)});
+    // A failed allocation in any thread ends the function with -1.
+    llvm::Value* failed = b_.CreateICmpNE(b_.CreateLoad(b_.getInt32Ty(), error_slot), b_.getInt32(0));
+    return_if(failed);
+  }
+
+  /// Returns -1 from the compute function (or marks the error slot in a closure) when cond.
+  void return_if(llvm::Value* cond) {
+    llvm::BasicBlock* fail = llvm::BasicBlock::Create(ctx_, "alloc_failed", fn_.fn);
+    llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx_, "alloc_ok", fn_.fn);
+    llvm::MDBuilder md(ctx_);
+    b_.CreateCondBr(cond, fail, ok, md.createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(fail);
+    if (fn_.fn->getReturnType()->isVoidTy()) {
+      b_.CreateStore(b_.getInt32(-1), fn_.error_slot);
+      b_.CreateRetVoid();
+    } else {
+      b_.CreateRet(b_.getInt32(-1));
+    }
+    b_.SetInsertPoint(ok);
+  }
+
+  void emit_allocate(const AllocateNode* op) {
+    const BufferNode* buf = op->buffer.get();
+    int64_t elems = std::max<int64_t>(buf->num_elements(), 1);
+    int64_t bytes = elems * dtype_bytes(buf->dtype);
+    llvm::Type* t = memory_type(buf->dtype);
+    if (bytes <= kMaxLlvmStackAllocationBytes) {
+      buffers_[buf] = entry_alloca(t, b_.getInt64(elems), 64);
+      emit(op->body);
+      buffers_.erase(buf);
+      return;
+    }
+    llvm::Type* i8p = b_.getInt8PtrTy();
+    llvm::FunctionType* alloc_type = llvm::FunctionType::get(i8p, {b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    llvm::Value* raw = b_.CreateCall(runtime("aligned_alloc", alloc_type),
+                                     {b_.getInt64(64), b_.getInt64((bytes + 63) / 64 * 64)});
+    return_if(b_.CreateICmpEQ(raw, llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(i8p))));
+    buffers_[buf] = b_.CreatePointerCast(raw, t->getPointerTo());
+    emit(op->body);
+    buffers_.erase(buf);
+    b_.CreateCall(runtime("free", llvm::FunctionType::get(b_.getVoidTy(), {i8p}, false)), {raw});
+  }
+
+  void emit_if(const IfThenElseNode* op) {
+    const CallNode* likely = op->cond.as<CallNode>();
+    bool is_likely = likely && likely->op == CallOp::Likely;
+    llvm::Value* cond = visit(op->cond);
+    llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "if_then", fn_.fn);
+    llvm::BasicBlock* end_bb = llvm::BasicBlock::Create(ctx_, "if_end", fn_.fn);
+    llvm::BasicBlock* else_bb = op->else_case.defined() ? llvm::BasicBlock::Create(ctx_, "if_else", fn_.fn) : end_bb;
+    b_.CreateCondBr(cond, then_bb, else_bb, is_likely ? very_likely_ : nullptr);
+    b_.SetInsertPoint(then_bb);
+    emit(op->then_case);
+    b_.CreateBr(end_bb);
+    if (op->else_case.defined()) {
+      b_.SetInsertPoint(else_bb);
+      emit(op->else_case);
+      b_.CreateBr(end_bb);
+    }
+    b_.SetInsertPoint(end_bb);
+  }
+
+  // --- memory -------------------------------------------------------------------------
+  llvm::Value* buffer_ptr(const Buffer& buf) {
+    auto it = buffers_.find(buf.get());
+    MRD_CHECK(it != buffers_.end(), "emit_llvm: buffer ", buf->name, " used outside its scope");
+    return it->second;
+  }
+
+  /// Alignment in bytes of an access at `index` (elements) of a 64-byte-aligned buffer:
+  /// the largest power of two dividing every coefficient and the constant of its linear form.
+  unsigned alignment(const Expr& index, DType t, int lanes) {
+    unsigned elem = static_cast<unsigned>(dtype_bytes(t));
+    lower::LinearForm f = lower::to_linear(index);
+    uint64_t g = static_cast<uint64_t>(f.constant < 0 ? -f.constant : f.constant);
+    for (const auto& term : f.terms) {
+      uint64_t c = static_cast<uint64_t>(term.second < 0 ? -term.second : term.second);
+      g = std::gcd(g, c);
+    }
+    uint64_t align = 64;
+    if (g != 0) {
+      uint64_t bytes = g * elem;
+      align = 1;
+      while (align < 64 && bytes % (align * 2) == 0) align *= 2;
+    }
+    (void)lanes;
+    return static_cast<unsigned>(std::max<uint64_t>(align, elem));
+  }
+
+  llvm::Value* element_ptr(const Buffer& buf, llvm::Value* index) {
+    llvm::Value* idx = b_.CreateSExt(index, b_.getInt64Ty());
+    return b_.CreateInBoundsGEP(memory_type(buf->dtype), buffer_ptr(buf), idx);
+  }
+
+  llvm::MDNode* tbaa(const Buffer& buf) {
+    llvm::MDNode*& tag = tbaa_[buf.get()];
+    if (!tag) {
+      llvm::MDBuilder md(ctx_);
+      llvm::MDNode* type = md.createTBAAScalarTypeNode(str_cat("buffer", tbaa_.size()), tbaa_root_);
+      tag = md.createTBAAStructTagNode(type, type, 0);
+    }
+    return tag;
+  }
+  template <typename Access>
+  Access* tagged(Access* access, const Buffer& buf) {
+    access->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa(buf));
+    return access;
+  }
+
+  llvm::Value* load_scalar(const Buffer& buf, llvm::Value* index, unsigned align) {
+    llvm::Value* v = tagged(b_.CreateAlignedLoad(memory_type(buf->dtype), element_ptr(buf, index), llvm::Align(align)), buf);
+    return buf->dtype == DType::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+  }
+  void store_scalar(const Buffer& buf, llvm::Value* index, llvm::Value* value, unsigned align) {
+    if (buf->dtype == DType::Bool) value = b_.CreateZExt(value, b_.getInt8Ty());
+    tagged(b_.CreateAlignedStore(value, element_ptr(buf, index), llvm::Align(align)), buf);
+  }
+
+  static const RampNode* contiguous_ramp(const Expr& index) {
+    const RampNode* r = index.as<RampNode>();
+    if (!r) return nullptr;
+    const int64_t* s = as_const_int(r->stride);
+    return s && *s == 1 ? r : nullptr;
+  }
+
+  llvm::Value* visit_(const BufferLoadNode* op, const Expr& self) override {
+    MRD_CHECK(op->indices.size() == 1, "emit_llvm: storage must be flattened");
+    const Expr& index = op->indices[0];
+    if (self->lanes == 1) return load_scalar(op->buffer, visit(index), alignment(index, op->dtype, 1));
+    if (const RampNode* r = contiguous_ramp(index); r && op->dtype != DType::Bool) {
+      llvm::Type* vt = value_type(op->dtype, self->lanes);
+      llvm::Value* ptr = b_.CreatePointerCast(element_ptr(op->buffer, visit(r->base)), vt->getPointerTo());
+      return tagged(b_.CreateAlignedLoad(vt, ptr, llvm::Align(alignment(r->base, op->dtype, self->lanes))), op->buffer);
+    }
+    if (const BroadcastNode* bc = index.as<BroadcastNode>()) {
+      llvm::Value* v = load_scalar(op->buffer, visit(bc->value), alignment(bc->value, op->dtype, 1));
+      return b_.CreateVectorSplat(self->lanes, v);
+    }
+    llvm::Value* idx = visit(index);
+    llvm::Value* out = llvm::UndefValue::get(value_type(op->dtype, self->lanes));
+    for (int l = 0; l < self->lanes; ++l) {
+      llvm::Value* v = load_scalar(op->buffer, b_.CreateExtractElement(idx, l), dtype_bytes(op->dtype));
+      out = b_.CreateInsertElement(out, v, l);
+    }
+    return out;
+  }
+
+  void emit_store(const StoreNode* op) {
+    MRD_CHECK(op->indices.size() == 1, "emit_llvm: storage must be flattened");
+    const Expr& index = op->indices[0];
+    llvm::Value* value = visit(op->value);
+    int lanes = op->value->lanes;
+    if (lanes == 1) return store_scalar(op->buffer, visit(index), value, alignment(index, op->buffer->dtype, 1));
+    if (const RampNode* r = contiguous_ramp(index); r && op->buffer->dtype != DType::Bool) {
+      llvm::Value* ptr = b_.CreatePointerCast(element_ptr(op->buffer, visit(r->base)), value->getType()->getPointerTo());
+      tagged(b_.CreateAlignedStore(value, ptr, llvm::Align(alignment(r->base, op->buffer->dtype, lanes))), op->buffer);
+      return;
+    }
+    llvm::Value* idx = visit(index);
+    for (int l = 0; l < lanes; ++l) {
+      store_scalar(op->buffer, b_.CreateExtractElement(idx, l), b_.CreateExtractElement(value, l),
+                   dtype_bytes(op->buffer->dtype));
+    }
+  }
+
+  // --- expressions --------------------------------------------------------------------
+  llvm::Value* visit_(const IntImmNode* op, const Expr&) override {
+    return llvm::ConstantInt::get(elem_type(op->dtype), op->value, true);
+  }
+  llvm::Value* visit_(const FloatImmNode* op, const Expr&) override {
+    return llvm::ConstantFP::get(elem_type(op->dtype), op->value);
+  }
+  llvm::Value* visit_(const VarNode* op, const Expr&) override {
+    auto it = vars_.find(op);
+    MRD_CHECK(it != vars_.end(), "emit_llvm: unbound variable ", op->name);
+    return it->second;
+  }
+  llvm::Value* visit_(const RampNode* op, const Expr& self) override {
+    llvm::Value* base = b_.CreateVectorSplat(self->lanes, visit(op->base));
+    llvm::Value* stride = b_.CreateVectorSplat(self->lanes, visit(op->stride));
+    std::vector<llvm::Constant*> steps;
+    llvm::Type* t = elem_type(op->dtype);
+    for (int l = 0; l < self->lanes; ++l) steps.push_back(llvm::ConstantInt::get(t, l));
+    return b_.CreateNSWAdd(base, b_.CreateNSWMul(stride, llvm::ConstantVector::get(steps)));
+  }
+  llvm::Value* visit_(const BroadcastNode* op, const Expr& self) override {
+    return b_.CreateVectorSplat(self->lanes, visit(op->value));
+  }
+
+  /// The non-negativity of an integer expression, from the enclosing constant loop ranges.
+  bool provably_non_negative(const Expr& e) {
+    auto r = lower::const_bound(e, ranges_);
+    return r && r->lo >= 0;
+  }
+
+  llvm::Value* visit_(const BinaryNode* op, const Expr& self) override {
+    DType t = op->a->dtype;
+    if (op->op == BinaryOp::And) return b_.CreateAnd(visit(op->a), visit(op->b));
+    if (op->op == BinaryOp::Or) return b_.CreateOr(visit(op->a), visit(op->b));
+    if (is_float(t)) return float_binary(op);
+    if (op->op == BinaryOp::FloorDiv || op->op == BinaryOp::FloorMod) return floor_div_mod(op);
+    llvm::Value* a = visit(op->a);
+    llvm::Value* b = visit(op->b);
+    switch (op->op) {
+      case BinaryOp::Add: return t == DType::Bool ? b_.CreateAdd(a, b) : b_.CreateNSWAdd(a, b);
+      case BinaryOp::Sub: return t == DType::Bool ? b_.CreateSub(a, b) : b_.CreateNSWSub(a, b);
+      case BinaryOp::Mul: return t == DType::Bool ? b_.CreateMul(a, b) : b_.CreateNSWMul(a, b);
+      case BinaryOp::Div: return b_.CreateSDiv(a, b);
+      case BinaryOp::Min: return b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
+      case BinaryOp::Max: return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
+      case BinaryOp::EQ: return b_.CreateICmpEQ(a, b);
+      case BinaryOp::NE: return b_.CreateICmpNE(a, b);
+      case BinaryOp::LT: return b_.CreateICmpSLT(a, b);
+      case BinaryOp::LE: return b_.CreateICmpSLE(a, b);
+      case BinaryOp::GT: return b_.CreateICmpSGT(a, b);
+      case BinaryOp::GE: return b_.CreateICmpSGE(a, b);
+      default: break;
+    }
+    throw InternalError("emit_llvm: unexpected integer operator");
+  }
+
+  llvm::Value* float_binary(const BinaryNode* op) {
+    if (op->op == BinaryOp::Add) {
+      // TVM's LowerIntrin: a + b*c and a*b + c become fma (llvm.fmuladd), the right operand first.
+      const BinaryNode* mb = op->b.as<BinaryNode>();
+      const BinaryNode* ma = op->a.as<BinaryNode>();
+      if (mb && mb->op == BinaryOp::Mul) return fmuladd(mb->a, mb->b, op->a);
+      if (ma && ma->op == BinaryOp::Mul) return fmuladd(ma->a, ma->b, op->b);
+    }
+    llvm::Value* a = visit(op->a);
+    llvm::Value* b = visit(op->b);
+    switch (op->op) {
+      case BinaryOp::Add: return b_.CreateFAdd(a, b);
+      case BinaryOp::Sub: return b_.CreateFSub(a, b);
+      case BinaryOp::Mul: return b_.CreateFMul(a, b);
+      case BinaryOp::Div: return b_.CreateFDiv(a, b);
+      case BinaryOp::Min: return b_.CreateSelect(b_.CreateFCmpOLT(a, b), a, b);
+      case BinaryOp::Max: return b_.CreateSelect(b_.CreateFCmpOGT(a, b), a, b);
+      case BinaryOp::EQ: return b_.CreateFCmpOEQ(a, b);
+      case BinaryOp::NE: return b_.CreateFCmpONE(a, b);
+      case BinaryOp::LT: return b_.CreateFCmpOLT(a, b);
+      case BinaryOp::LE: return b_.CreateFCmpOLE(a, b);
+      case BinaryOp::GT: return b_.CreateFCmpOGT(a, b);
+      case BinaryOp::GE: return b_.CreateFCmpOGE(a, b);
+      default: break;
+    }
+    throw InternalError("emit_llvm: unexpected float operator");
+  }
+
+  llvm::Value* fmuladd(const Expr& a, const Expr& b, const Expr& c) {
+    llvm::Value* x = visit(a);
+    llvm::Value* y = visit(b);
+    llvm::Value* z = visit(c);
+    return b_.CreateCall(intrinsic(llvm::Intrinsic::fmuladd, x->getType()), {x, y, z});
+  }
+
+  /// floordiv/floormod: shift and mask by a power of two, truncating division for a
+  /// non-negative dividend and a positive constant divisor, else the general form.
+  llvm::Value* floor_div_mod(const BinaryNode* op) {
+    bool div = op->op == BinaryOp::FloorDiv;
+    const int64_t* c = as_const_int(op->b);
+    if (!c) {
+      if (const BroadcastNode* bc = op->b.as<BroadcastNode>()) c = as_const_int(bc->value);
+    }
+    llvm::Value* a = visit(op->a);
+    llvm::Value* b = visit(op->b);
+    llvm::Type* t = a->getType();
+    if (c && is_power_of_two(*c)) {
+      int shift = log2_exact(*c);
+      if (div) return b_.CreateAShr(a, llvm::ConstantInt::get(t, shift));
+      return b_.CreateAnd(a, llvm::ConstantInt::get(t, *c - 1));
+    }
+    if (c && *c > 0 && provably_non_negative(op->a)) return div ? b_.CreateSDiv(a, b) : b_.CreateSRem(a, b);
+    // q = a / b, r = a % b (truncating); floor: when r != 0 and its sign differs from b's,
+    // q - 1 and r + b.
+    llvm::Value* q = b_.CreateSDiv(a, b);
+    llvm::Value* r = b_.CreateSRem(a, b);
+    llvm::Value* zero = llvm::Constant::getNullValue(t);
+    llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                                       b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+    if (div) return b_.CreateSelect(adjust, b_.CreateSub(q, llvm::ConstantInt::get(t, 1)), q);
+    return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
+  }
+
+  llvm::Value* visit_(const NotNode* op, const Expr&) override { return b_.CreateNot(visit(op->a)); }
+
+  /// A select evaluates both sides unless one reads memory (the IR's select may guard a read).
+  llvm::Value* visit_(const SelectNode* op, const Expr& self) override {
+    if (self->lanes == 1 && (has_load(op->t) || has_load(op->f))) return lazy_select(op->cond, op->t, op->f);
+    return b_.CreateSelect(visit(op->cond), visit(op->t), visit(op->f));
+  }
+
+  llvm::Value* lazy_select(const Expr& cond, const Expr& t, const Expr& f) {
+    llvm::Value* c = visit(cond);
+    if (c->getType()->isVectorTy()) return b_.CreateSelect(c, visit(t), visit(f));
+    llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "select_then", fn_.fn);
+    llvm::BasicBlock* else_bb = llvm::BasicBlock::Create(ctx_, "select_else", fn_.fn);
+    llvm::BasicBlock* end_bb = llvm::BasicBlock::Create(ctx_, "select_end", fn_.fn);
+    b_.CreateCondBr(c, then_bb, else_bb);
+    b_.SetInsertPoint(then_bb);
+    llvm::Value* tv = visit(t);
+    llvm::BasicBlock* then_end = b_.GetInsertBlock();
+    b_.CreateBr(end_bb);
+    b_.SetInsertPoint(else_bb);
+    llvm::Value* fv = visit(f);
+    llvm::BasicBlock* else_end = b_.GetInsertBlock();
+    b_.CreateBr(end_bb);
+    b_.SetInsertPoint(end_bb);
+    llvm::PHINode* phi = b_.CreatePHI(tv->getType(), 2);
+    phi->addIncoming(tv, then_end);
+    phi->addIncoming(fv, else_end);
+    return phi;
+  }
+
+  llvm::Value* visit_(const CastNode* op, const Expr&) override {
+    llvm::Value* v = visit(op->value);
+    DType from = op->value->dtype, to = op->dtype;
+    llvm::Type* t = value_type(to, op->lanes);
+    if (to == DType::Bool) {
+      return is_float(from) ? b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()))
+                            : b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+    }
+    if (from == DType::Bool) return is_float(to) ? b_.CreateUIToFP(v, t) : b_.CreateZExt(v, t);
+    if (is_float(from) && is_float(to)) return b_.CreateFPCast(v, t);
+    if (is_float(from)) return b_.CreateFPToSI(v, t);
+    if (is_float(to)) return b_.CreateSIToFP(v, t);
+    return b_.CreateSExtOrTrunc(v, t);
+  }
+
+  llvm::Value* unary_intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
+    return b_.CreateCall(intrinsic(id, x->getType()), {x});
+  }
+  llvm::Value* fconst(llvm::Type* t, double v) { return llvm::ConstantFP::get(t, v); }
+
+  llvm::Value* visit_(const CallNode* op, const Expr& self) override {
+    switch (op->op) {
+      case CallOp::IfThenElse: return lazy_select(op->args[0], op->args[1], op->args[2]);
+      case CallOp::Likely: return visit(op->args[0]);
+      default: break;
+    }
+    llvm::Value* x = visit(op->args[0]);
+    llvm::Type* t = x->getType();
+    switch (op->op) {
+      case CallOp::Exp: return unary_intrinsic(llvm::Intrinsic::exp, x);
+      case CallOp::Log: return unary_intrinsic(llvm::Intrinsic::log, x);
+      case CallOp::Sqrt: return unary_intrinsic(llvm::Intrinsic::sqrt, x);
+      case CallOp::Fabs: return unary_intrinsic(llvm::Intrinsic::fabs, x);
+      case CallOp::Pow: {
+        llvm::Value* y = visit(op->args[1]);
+        return b_.CreateCall(intrinsic(llvm::Intrinsic::pow, t), {x, y});
+      }
+      case CallOp::Sigmoid: {
+        // 1 / (1 + exp(-x))
+        llvm::Value* e = unary_intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
+        return b_.CreateFDiv(fconst(t, 1.0), b_.CreateFAdd(fconst(t, 1.0), e));
+      }
+      case CallOp::Tanh: {
+        // TVM's llvm rule: x >= 0 ? (1 - e^-2x) / (1 + e^-2x) : (e^2x - 1) / (e^2x + 1).
+        llvm::Value* en = unary_intrinsic(llvm::Intrinsic::exp, b_.CreateFMul(fconst(t, -2.0), x));
+        llvm::Value* ep = unary_intrinsic(llvm::Intrinsic::exp, b_.CreateFMul(fconst(t, 2.0), x));
+        llvm::Value* pos = b_.CreateFDiv(b_.CreateFSub(fconst(t, 1.0), en), b_.CreateFAdd(fconst(t, 1.0), en));
+        llvm::Value* neg = b_.CreateFDiv(b_.CreateFSub(ep, fconst(t, 1.0)), b_.CreateFAdd(ep, fconst(t, 1.0)));
+        return b_.CreateSelect(b_.CreateFCmpOGE(x, llvm::Constant::getNullValue(t)), pos, neg);
+      }
+      default: break;
+    }
+    throw InternalError("emit_llvm: unexpected call");
+  }
+
+  llvm::Value* visit_(const TensorReadNode*, const Expr&) override {
+    throw InternalError("emit_llvm: a tensor read reached code generation");
+  }
+  llvm::Value* visit_(const ReduceNode*, const Expr&) override {
+    throw InternalError("emit_llvm: a reduction reached code generation");
+  }
+
+  ResolvedLlvmTarget resolved_;
+  llvm::LLVMContext ctx_;
+  std::unique_ptr<llvm::Module> module_;
+  llvm::IRBuilder<> b_;
+  llvm::MDNode* very_likely_ = nullptr;
+  llvm::MDNode* tbaa_root_ = nullptr;
+  /// One TBAA type per buffer, as TVM's: accesses to different buffers never alias, which
+  /// survives the loads of buffer pointers from a parallel closure (noalias does not).
+  std::unordered_map<const BufferNode*, llvm::MDNode*> tbaa_;
+  FunctionState fn_;
+  std::unordered_map<const VarNode*, llvm::Value*> vars_;
+  std::unordered_map<const BufferNode*, llvm::Value*> buffers_;
+  lower::VarRanges ranges_;
+};
+
+}  // namespace
+
+std::string emit_llvm(const PrimFunc& f, const Target& target) {
+  MRD_CHECK(target.kind == TargetKind::LLVM, "emit_llvm: target kind ", target_kind_name(target.kind));
+  LlvmEmitter emitter(target);
+  return emitter.run(f);
+}
+
+std::string llvm_version() { return LLVM_VERSION_STRING; }
+
+}  // namespace mrd::codegen

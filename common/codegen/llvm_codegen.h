@@ -1,0 +1,40 @@
+// LLVM code generation, the way TVM's CodeGenLLVM/CodeGenCPU build an `llvm` target: the
+// lowered PrimFunc (after the LLVM tail of passes: vectorized, unrolled) becomes one LLVM
+// module whose text is the build's source (and cache key).
+//
+// The module exports `i32 mrd_entry(i8** args)`, where args[i] is the data of parameter i
+// (64-byte aligned), returning 0, or -1 when a heap allocation failed. As in TVM, the entry
+// calls an internal, noinline `fastcc` compute function whose buffer arguments are
+// `noalias align 64`. Loops are basic blocks with an i32 induction variable (`add nsw`);
+// integer arithmetic is nsw; floordiv/floormod by a power of two are shifts and masks, by
+// other constants a truncating division when the dividend is provably non-negative (TVM's
+// LowerIntrin); a float a*b + c is llvm.fmuladd (TVM's FMA rule); exp, log, sqrt, fabs, pow
+// are LLVM intrinsics and tanh and sigmoid are TVM's formulas over exp. Vector loads and
+// stores through a stride-1 ramp are single vector accesses, others go lane by lane. A
+// parallel loop's body is outlined into a closure launched on the OpenMP runtime
+// (GOMP_parallel, every thread of the team taking one contiguous chunk, as TVM's
+// TVMBackendParallelLaunch does). Allocations up to kMaxLlvmStackAllocationBytes live on the
+// stack of the function that runs them (TVM takes them from its reusable workspace pool, so
+// neither pays page faults per use), larger ones on the heap.
+//
+// No identifier of the workload reaches the module: values and blocks are unnamed or carry
+// generated names.
+#pragma once
+
+#include <string>
+
+#include "common/codegen/target.h"
+#include "common/ir/stmt.h"
+
+namespace mrd::codegen {
+
+inline constexpr int64_t kMaxLlvmStackAllocationBytes = 1 << 20;
+
+/// The LLVM module of `f` for `target`, as LLVM IR text (unoptimized). Throws InternalError
+/// for IR that lowering should never produce, UserError for a target LLVM cannot build for.
+std::string emit_llvm(const ir::PrimFunc& f, const Target& target);
+
+/// The version of the LLVM library in use ("14.0.6").
+std::string llvm_version();
+
+}  // namespace mrd::codegen

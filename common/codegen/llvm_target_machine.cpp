@@ -1,0 +1,74 @@
+#include "common/codegen/llvm_target_machine.h"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetOptions.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+#include "common/util/error.h"
+
+namespace mrd::codegen {
+
+namespace {
+
+std::string host_features() {
+  llvm::StringMap<bool> features;
+  std::string out;
+  if (!llvm::sys::getHostCPUFeatures(features)) return out;
+  std::map<std::string, bool> sorted;
+  for (const auto& f : features) sorted[f.getKey().str()] = f.getValue();
+  for (const auto& [name, on] : sorted) {
+    out += (out.empty() ? "" : ",") + std::string(on ? "+" : "-") + name;
+  }
+  return out;
+}
+
+}  // namespace
+
+ResolvedLlvmTarget llvm_target_machine(const Target& target) {
+  static std::once_flag init;
+  std::call_once(init, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  ResolvedLlvmTarget r;
+  r.triple = target.mtriple.empty() ? llvm::sys::getDefaultTargetTriple() : target.mtriple;
+  if (target.mcpu.empty()) {
+    // As the issue of the host: the host CPU with the features it has.
+    r.cpu = llvm::sys::getHostCPUName().str();
+    r.features = host_features();
+    if (!target.mattr.empty()) r.features += (r.features.empty() ? "" : ",") + target.mattr;
+  } else {
+    r.cpu = target.mcpu;
+    r.features = target.mattr;
+  }
+
+  static std::mutex mu;
+  static std::map<std::tuple<std::string, std::string, std::string>, std::unique_ptr<llvm::TargetMachine>> machines;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& tm = machines[{r.triple, r.cpu, r.features}];
+  if (!tm) {
+    std::string error;
+    const llvm::Target* t = llvm::TargetRegistry::lookupTarget(r.triple, error);
+    MRD_USER_CHECK(t != nullptr, "LLVM cannot build for -mtriple=", r.triple.substr(0, 64), ": ", error);
+    llvm::TargetOptions opt;
+    opt.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+    opt.UnsafeFPMath = false;
+    opt.NoInfsFPMath = false;
+    opt.NoNaNsFPMath = true;
+    opt.FloatABIType = llvm::FloatABI::Hard;
+    tm.reset(t->createTargetMachine(r.triple, r.cpu, r.features, opt, llvm::Reloc::PIC_, llvm::None,
+                                    llvm::CodeGenOpt::Aggressive));
+    MRD_USER_CHECK(tm != nullptr, "LLVM cannot make a target machine for -mcpu=", r.cpu.substr(0, 64));
+  }
+  r.machine = tm.get();
+  return r;
+}
+
+}  // namespace mrd::codegen

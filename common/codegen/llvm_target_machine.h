@@ -1,0 +1,24 @@
+// The LLVM target machine of an `llvm` target, made once per (triple, cpu, features) in a
+// process and shared by code generation (data layout, function attributes) and object
+// emission. Its options are TVM's: FP operation fusion allowed (fma contraction), no NaNs
+// assumed, aggressive code generation, position-independent code. Included only by the
+// files that use LLVM.
+#pragma once
+
+#include <llvm/Target/TargetMachine.h>
+
+#include <string>
+
+#include "common/codegen/target.h"
+
+namespace mrd::codegen {
+
+struct ResolvedLlvmTarget {
+  llvm::TargetMachine* machine;  ///< owned by the process-wide cache
+  std::string triple, cpu, features;
+};
+
+/// Throws UserError when LLVM does not know the triple.
+ResolvedLlvmTarget llvm_target_machine(const Target& target);
+
+}  // namespace mrd::codegen

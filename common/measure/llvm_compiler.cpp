@@ -1,0 +1,121 @@
+#include "common/measure/llvm_compiler.h"
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/IRReader/IRReader.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/IPO.h>
+#include <llvm/Transforms/IPO/PassManagerBuilder.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include "common/codegen/llvm_codegen.h"
+#include "common/codegen/llvm_target_machine.h"
+#include "common/util/error.h"
+
+namespace mrd::measure {
+
+namespace {
+
+CompileOutcome failed(std::string message) {
+  CompileOutcome out;
+  out.status = CompileOutcome::Status::Failed;
+  out.message = std::move(message);
+  return out;
+}
+
+/// TVM's CodeGenLLVM::Optimize for LLVM < 16.
+void optimize(llvm::Module& module, llvm::TargetMachine& tm) {
+  llvm::legacy::FunctionPassManager fpass(&module);
+  llvm::legacy::PassManager mpass;
+  mpass.add(llvm::createTargetTransformInfoWrapperPass(tm.getTargetIRAnalysis()));
+  fpass.add(llvm::createTargetTransformInfoWrapperPass(tm.getTargetIRAnalysis()));
+  llvm::PassManagerBuilder builder;
+  builder.OptLevel = 3;
+  builder.SizeLevel = 0;
+  builder.Inliner = llvm::createFunctionInliningPass(builder.OptLevel, 0, false);
+  builder.LoopVectorize = true;
+  builder.SLPVectorize = true;
+  tm.adjustPassManager(builder);
+  builder.populateFunctionPassManager(fpass);
+  builder.populateModulePassManager(mpass);
+  fpass.doInitialization();
+  for (llvm::Function& f : module) fpass.run(f);
+  fpass.doFinalization();
+  mpass.run(module);
+}
+
+// A target machine is not safe to use from two threads at once.
+std::mutex g_emit_mu;
+
+}  // namespace
+
+LlvmCompiler::LlvmCompiler(const codegen::Target& target) : target_(target) {
+  codegen::ResolvedLlvmTarget r = codegen::llvm_target_machine(target_);
+  identity_ = str_cat("LLVM ", codegen::llvm_version(), "\n", r.triple, "\n", r.cpu, "\n", r.features,
+                      "\nO3 loop+slp vectorize, fp-contract fast, no-nans\n", linker_.identity());
+}
+
+std::string LlvmCompiler::identity() const { return identity_; }
+
+CompileOutcome LlvmCompiler::compile(const CompileRequest& request) {
+  auto start = std::chrono::steady_clock::now();
+  try {
+    codegen::ResolvedLlvmTarget r = codegen::llvm_target_machine(target_);
+    llvm::LLVMContext ctx;
+    llvm::SMDiagnostic diag;
+    std::unique_ptr<llvm::Module> module = llvm::parseIRFile(request.source_path, diag, ctx);
+    if (!module) {
+      std::string msg;
+      llvm::raw_string_ostream os(msg);
+      diag.print("kernel.ll", os);
+      return failed(str_cat("LLVM could not read the module: ", os.str()));
+    }
+    std::string verify;
+    llvm::raw_string_ostream vs(verify);
+    if (llvm::verifyModule(*module, &vs)) return failed(str_cat("invalid LLVM module: ", vs.str()));
+
+    llvm::SmallVector<char, 0> object;
+    {
+      std::lock_guard<std::mutex> lock(g_emit_mu);
+      optimize(*module, *r.machine);
+      llvm::raw_svector_ostream os(object);
+      llvm::legacy::PassManager emit;
+      llvm::TargetLibraryInfoImpl tli(llvm::Triple(module->getTargetTriple()));
+      emit.add(new llvm::TargetLibraryInfoWrapperPass(tli));
+      if (r.machine->addPassesToEmitFile(emit, os, nullptr, llvm::CGFT_ObjectFile)) {
+        return failed("LLVM cannot emit an object file for this target");
+      }
+      emit.run(*module);
+    }
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed > request.timeout_seconds) {
+      CompileOutcome out;
+      out.status = CompileOutcome::Status::TimedOut;
+      out.message = str_cat("LLVM code generation passed the build timeout of ", request.timeout_seconds, " s");
+      return out;
+    }
+    std::string object_path = request.output_path + ".o";
+    {
+      std::ofstream f(object_path, std::ios::binary);
+      f.write(object.data(), static_cast<std::streamsize>(object.size()));
+      if (!f) return failed(str_cat("cannot write ", object_path));
+    }
+    CompileOutcome out = linker_.link(object_path, request.output_path, true, request.timeout_seconds - elapsed);
+    std::error_code ec;
+    std::filesystem::remove(object_path, ec);
+    return out;
+  } catch (const std::exception& e) {
+    return failed(e.what());
+  }
+}
+
+}  // namespace mrd::measure

@@ -1,0 +1,193 @@
+// The LLVM backend end to end on hand-built PrimFuncs: its tail of passes (vectorize_loop,
+// expand_unrolled, simplify), emit_llvm, the in-process LlvmCompiler and the loaded kernel,
+// each result compared with the PrimFunc evaluator on the same function before the tail.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "common/codegen/llvm_codegen.h"
+#include "common/interp/primfunc_eval.h"
+#include "common/lower/lower.h"
+#include "common/measure/kernel.h"
+#include "common/measure/llvm_compiler.h"
+#include "common/util/error.h"
+
+using namespace mrd;
+using namespace mrd::ir;
+namespace fs = std::filesystem;
+
+namespace {
+
+const codegen::Target kTarget = codegen::parse_target("llvm -keys=cpu -mcpu=znver3");
+
+std::string scratch(const std::string& name) {
+  auto d = fs::temp_directory_path() / ("mrd-llvm-test-" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return (d / name).string();
+}
+
+measure::Kernel build(const PrimFunc& f, std::string* text_out = nullptr) {
+  static int counter = 0;
+  std::string text = codegen::emit_llvm(lower::finish_lowering(f, lower::Backend::LLVM), kTarget);
+  if (text_out) *text_out = text;
+  std::string stem = scratch("k" + std::to_string(counter++));
+  std::ofstream(stem + ".ll") << text;
+  measure::LlvmCompiler compiler(kTarget);
+  measure::CompileOutcome out = compiler.compile({stem + ".ll", stem + ".so", {}, 60});
+  INFO(out.message);
+  REQUIRE(out.status == measure::CompileOutcome::Status::Ok);
+  return measure::Kernel::load(stem + ".so");
+}
+
+template <typename T>
+struct Aligned {
+  T* p;
+  size_t n;
+  explicit Aligned(size_t count) : n(count) {
+    p = static_cast<T*>(std::aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64));
+    for (size_t i = 0; i < n; ++i) p[i] = T();
+  }
+  ~Aligned() { std::free(p); }
+};
+
+Expr load(const Buffer& b, Expr i) { return BufferLoadNode::make(b, {std::move(i)}); }
+Stmt store(const Buffer& b, Expr i, Expr v) { return StoreNode::make(b, {std::move(i)}, std::move(v)); }
+
+/// Runs f compiled and through the evaluator on the same float inputs; every element of
+/// every buffer must agree.
+void check_against_evaluator(const PrimFunc& f, std::string* text = nullptr) {
+  measure::configure_openmp(2);
+  measure::Kernel k = build(f, text);
+  std::vector<std::unique_ptr<Aligned<float>>> bufs;
+  std::vector<std::vector<double>> want;
+  std::vector<void*> args;
+  for (size_t b = 0; b < f.params.size(); ++b) {
+    int64_t n = f.params[b]->num_elements();
+    bufs.push_back(std::make_unique<Aligned<float>>(n));
+    want.emplace_back(n);
+    for (int64_t i = 0; i < n; ++i) {
+      float v = float((i * 7919 + b * 31) % 13) - 6.0f;
+      bufs.back()->p[i] = v;
+      want.back()[i] = v;
+    }
+    args.push_back(bufs.back()->p);
+  }
+  std::vector<std::vector<double>*> ptrs;
+  for (auto& w : want) ptrs.push_back(&w);
+  interp::eval_primfunc(f, ptrs);
+  REQUIRE(k(args.data()) == 0);
+  for (size_t b = 0; b < f.params.size(); ++b) {
+    for (size_t i = 0; i < want[b].size(); ++i) {
+      INFO("buffer " << b << " element " << i);
+      REQUIRE(bufs[b]->p[i] == Approx(want[b][i]).margin(1e-3));
+    }
+  }
+}
+
+// C[i, j] = sum_k A[i, k] * B[k, j] with the given kinds on i, j, k.
+PrimFunc matmul(int n, ForKind ki, ForKind kj, ForKind kk) {
+  auto A = BufferNode::make("A", DType::Float32, {n, n});
+  auto B = BufferNode::make("B", DType::Float32, {n, n});
+  auto C = BufferNode::make("C", DType::Float32, {n, n});
+  Var i("i"), j("j"), k("k");
+  Expr cij = i * n + j;
+  Stmt init = store(C, cij, Expr(0.0f));
+  Stmt upd = store(C, cij, load(C, cij) + load(A, i * n + k) * load(B, k * n + j));
+  Stmt body = ForNode::make(i, 0, n, ki,
+                            SeqNode::make({ForNode::make(j, 0, n, kj, init),
+                                           ForNode::make(k, 0, n, kk, ForNode::make(j, 0, n, kj, upd))}));
+  return PrimFunc{{A, B, C}, body};
+}
+
+}  // namespace
+
+TEST_CASE("llvm backend: parallel, vectorized and unrolled loops compute a matmul") {
+  std::string text;
+  check_against_evaluator(matmul(24, ForKind::Parallel, ForKind::Vectorized, ForKind::Unrolled), &text);
+  // j became 24-lane vectors, k was expanded, i runs on the OpenMP team, a*b+c is fmuladd.
+  CHECK(text.find("<24 x float>") != std::string::npos);
+  CHECK(text.find("GOMP_parallel") != std::string::npos);
+  CHECK(text.find("llvm.fmuladd.v24f32") != std::string::npos);
+  CHECK(text.find("noalias align 64") != std::string::npos);
+  check_against_evaluator(matmul(7, ForKind::Serial, ForKind::Serial, ForKind::Serial));
+  check_against_evaluator(matmul(16, ForKind::Parallel, ForKind::Serial, ForKind::Vectorized));
+}
+
+TEST_CASE("llvm backend: a lane-dependent guard scalarizes only its statement") {
+  // out[j] = j < 10 ? in[j] * 2 : -1 for j in vectorized(0, 16), as a guarded store.
+  auto in = BufferNode::make("in", DType::Float32, {16});
+  auto out = BufferNode::make("out", DType::Float32, {16});
+  auto out2 = BufferNode::make("out2", DType::Float32, {16});
+  Var j("j");
+  Stmt guarded = IfThenElseNode::make(likely(j < 10), store(out, j, load(in, j) * Expr(2.0f)));
+  Stmt plain = store(out2, j, load(in, j) + Expr(1.0f));
+  PrimFunc f{{in, out, out2}, ForNode::make(j, 0, 16, ForKind::Vectorized, SeqNode::make({guarded, plain}))};
+  Stmt v = lower::finish_lowering(f, lower::Backend::LLVM).body;
+  REQUIRE(v->kind == StmtKind::Seq);
+  CHECK(v.as<SeqNode>()->stmts[0]->kind == StmtKind::For);    // the scalarized guard
+  CHECK(v.as<SeqNode>()->stmts[1]->kind == StmtKind::Store);  // the vector store
+  check_against_evaluator(f);
+}
+
+TEST_CASE("llvm backend: fused indices through floordiv and floormod stay contiguous ramps") {
+  // out[f] = in[floordiv(f, 16) * 16 + floormod(f, 16)] over f = 4*16 + lane, 16 lanes.
+  auto in = BufferNode::make("in", DType::Float32, {64});
+  auto out = BufferNode::make("out", DType::Float32, {64});
+  Var o("o"), l("l");
+  Expr fused = o * 16 + l;
+  Stmt s = store(out, fused, load(in, floordiv(fused, 16) * 16 + floormod(fused, 16)) + Expr(3.0f));
+  PrimFunc f{{in, out}, ForNode::make(o, 0, 4, ForKind::Serial, ForNode::make(l, 0, 16, ForKind::Vectorized, s))};
+  std::string text;
+  check_against_evaluator(f, &text);
+  CHECK(text.find("load <16 x float>") != std::string::npos);
+  CHECK(text.find("extractelement") == std::string::npos);
+}
+
+TEST_CASE("llvm backend: strided vector reads gather lane by lane; selects and math calls") {
+  auto in = BufferNode::make("in", DType::Float32, {64});
+  auto out = BufferNode::make("out", DType::Float32, {16});
+  Var j("j");
+  Expr x = load(in, j * 3);
+  Expr v = select(x > Expr(0.0f), exp(x * Expr(0.1f)), max(x, Expr(-2.0f))) + sqrt(fabs(x)) + tanh(x) + sigmoid(x);
+  PrimFunc f{{in, out}, ForNode::make(j, 0, 16, ForKind::Vectorized, store(out, j, v))};
+  check_against_evaluator(f);
+}
+
+TEST_CASE("llvm backend: integer floordiv and floormod round toward minus infinity") {
+  auto out = BufferNode::make("out", DType::Float32, {4 * 11});
+  Var i("i");
+  Expr x = i - 5;
+  Stmt body = SeqNode::make({store(out, i, cast(DType::Float32, floordiv(x, 3))),
+                             store(out, i + 11, cast(DType::Float32, floormod(x, 3))),
+                             store(out, i + 22, cast(DType::Float32, floordiv(x, 4))),
+                             store(out, i + 33, cast(DType::Float32, floormod(x, 4)))});
+  check_against_evaluator(PrimFunc{{out}, ForNode::make(i, 0, 11, ForKind::Serial, body)});
+}
+
+TEST_CASE("llvm backend: local allocations on the stack and on the heap, inside a parallel loop") {
+  for (int64_t n : {int64_t{64}, int64_t{(1 << 20) / 4 + 16}}) {
+    auto in = BufferNode::make("in", DType::Float32, {4});
+    auto out = BufferNode::make("out", DType::Float32, {4});
+    auto tmp = BufferNode::make("tmp", DType::Float32, {n}, MemScope::Local);
+    Var p("p");
+    Stmt body = AllocateNode::make(tmp, SeqNode::make({store(tmp, Expr(int(n - 1)), load(in, p) * Expr(3.0f)),
+                                                       store(out, p, load(tmp, Expr(int(n - 1))) + Expr(1.0f))}));
+    INFO("allocation of " << n << " floats");
+    check_against_evaluator(PrimFunc{{in, out}, ForNode::make(p, 0, 4, ForKind::Parallel, body)});
+  }
+}
+
+TEST_CASE("llvm backend: the target chooses the CPU; bad targets are user errors") {
+  PrimFunc f = matmul(8, ForKind::Serial, ForKind::Vectorized, ForKind::Serial);
+  std::string text = codegen::emit_llvm(lower::finish_lowering(f, lower::Backend::LLVM), kTarget);
+  CHECK(text.find("\"target-cpu\"=\"znver3\"") != std::string::npos);
+  CHECK(codegen::parse_target("c").kind == codegen::TargetKind::C);
+  CHECK(codegen::parse_target("").kind == codegen::TargetKind::LLVM);
+  CHECK(codegen::parse_target("llvm -mattr=+avx2,+fma").mattr == "+avx2,+fma");
+  CHECK_THROWS_AS(codegen::parse_target("cuda"), UserError);
+  CHECK_THROWS_AS(codegen::parse_target("llvm -mcpu=\"; rm\""), UserError);
+  CHECK_THROWS_AS(codegen::parse_target("llvm -frobnicate=1"), UserError);
+}
