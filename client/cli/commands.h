@@ -24,6 +24,7 @@ struct Common {
 
 struct SubmitArgs {
   std::string task_file;
+  std::string target;  ///< replaces the task file's target when not empty
   std::string log_file;
   bool quiet = false;  ///< no progress bar
 };
@@ -47,6 +48,7 @@ struct TuneArgs {
   std::string dry_run;  ///< write the first batch as a task file instead of measuring
   bool quiet = false;
   std::optional<int> number, repeat, min_repeat_ms;
+  std::string target;  ///< replaces the task file's (default "llvm -keys=cpu") when not empty
 };
 
 struct BestArgs {

@@ -35,6 +35,11 @@ int main(int argc, char** argv) {
       "and measurer exits 130; a second Ctrl-C quits at once.");
   sub->add_option("TASK", submit.task_file, "task file (JSON: workload, target, options, states)")
       ->required();
+  const std::string target_help =
+      "TVM target string: \"llvm [-mcpu=CPU] [-mattr=+f,-g] [-mtriple=T]\" builds with the LLVM "
+      "backend as TVM builds llvm targets (no -mcpu: the host CPU), \"c\" with the C backend "
+      "through the system compiler; records carry it";
+  sub->add_option("--target", submit.target, "replaces the task file's target. " + target_help);
   sub->add_option("--log", submit.log_file,
                   "append each measured result as a TVM auto_scheduler record (cancelled states "
                   "are not logged)");
@@ -92,6 +97,8 @@ int main(int argc, char** argv) {
   tn->add_flag("--resume", tune.resume,
                "continue from the --log file: its records of this workload seed the search and "
                "are not measured again");
+  tn->add_option("--target", tune.target,
+                 "default: the task file's, else \"llvm -keys=cpu\". " + target_help);
   tn->add_option("--number", tune.number, "timing: calls per repeat (default 3, TVM's)");
   tn->add_option("--repeat", tune.repeat, "timing: repeats (default 1, TVM's)");
   tn->add_option("--min-repeat-ms", tune.min_repeat_ms,

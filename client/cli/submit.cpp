@@ -11,6 +11,7 @@
 #include "client/cli/output.h"
 #include "client/cli/workload_spec.h"
 #include "client/lib/client.h"
+#include "common/codegen/target.h"
 #include "common/dag/flop_count.h"
 #include "common/measure/task_file.h"
 #include "common/record/record.h"
@@ -53,6 +54,8 @@ int run_submit(const Common& common, const SubmitArgs& args) {
     std::stringstream text;
     text << in.rdbuf();
     tf = measure::parse_task_file(text.str());
+    if (!args.target.empty()) tf.task.target = args.target;
+    codegen::parse_target(tf.task.target);
   } catch (const std::exception& e) {
     std::cerr << "measurer: " << e.what() << "\n";
     return kUsage;

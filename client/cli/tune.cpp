@@ -18,6 +18,7 @@
 #include "client/lib/client.h"
 #include "client/tune/tuner.h"
 #include "common/codegen/c_codegen.h"
+#include "common/codegen/target.h"
 #include "common/dag/flop_count.h"
 #include "common/lower/lower.h"
 #include "common/measure/task_file.h"
@@ -67,6 +68,8 @@ Loaded load_task(const TuneArgs& args) {
       std::cerr << "measurer tune: the task file's " << tf.states.size()
                 << " states are not used; the search starts from the sketches\n";
   }
+  if (!args.target.empty()) l.task.target = args.target;
+  codegen::parse_target(l.task.target);  // a bad target is a usage error here, not per candidate
   if (args.number) l.options.number = *args.number;
   if (args.repeat) l.options.repeat = *args.repeat;
   if (args.min_repeat_ms) l.options.min_repeat_ms = *args.min_repeat_ms;
@@ -132,6 +135,7 @@ int write_dry_run(const TuneArgs& args, const Loaded& l, const dag::ComputeDAG& 
   for (const auto& c : capture.batch) states.push_back(schedule::steps_to_json(c.steps));
   nlohmann::json tf;
   tf["workload"] = registry::workload_to_json(l.task.workload);
+  tf["target"] = l.task.target;
   tf["hardware"] = {{"num_cores", num_cores}};
   tf["options"] = {{"number", l.options.number},
                    {"repeat", l.options.repeat},

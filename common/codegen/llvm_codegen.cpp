@@ -120,7 +120,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     }
     begin_function(compute);
     for (size_t i = 0; i < f.params.size(); ++i) buffers_[f.params[i].get()] = compute->getArg(i);
-    if (f.body.defined()) emit(f.body);
+    if (f.body.defined()) in_region([&] { emit(f.body); });
     b_.CreateRet(b_.getInt32(0));
     end_function();
 
@@ -152,6 +152,86 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   }
 
  private:
+  // --- common subexpressions ----------------------------------------------------------
+  // Each pure expression (no memory read, no branch) is emitted once per region: a value
+  // from an enclosing region dominates the inner ones, and a region's values are dropped when
+  // it ends (a loop body, a branch, a let's body). TVM gets the same from its
+  // CommonSubexprElimTIR pass; here it keeps the module LLVM must optimize small.
+  struct CseEntry {
+    Expr expr;
+    llvm::Value* value;
+  };
+  using CseScope = std::unordered_map<size_t, std::vector<CseEntry>>;
+
+  size_t hash_of(const Expr& e) {
+    auto it = hashes_.find(e.get());
+    if (it != hashes_.end()) return it->second;
+    size_t h = std::hash<int>()(static_cast<int>(e->kind)) * 31 + static_cast<size_t>(e->dtype) * 7 + e->lanes;
+    auto mix = [&](size_t x) { h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    if (const IntImmNode* i = e.as<IntImmNode>()) mix(std::hash<int64_t>()(i->value));
+    if (const FloatImmNode* f = e.as<FloatImmNode>()) mix(std::hash<double>()(f->value));
+    if (const VarNode* v = e.as<VarNode>()) mix(std::hash<const void*>()(v));
+    if (const BinaryNode* b = e.as<BinaryNode>()) mix(static_cast<size_t>(b->op));
+    if (const CallNode* c = e.as<CallNode>()) mix(static_cast<size_t>(c->op));
+    struct Children : ExprVisitor {
+      std::vector<Expr> out;
+      void visit_(const BinaryNode* op, const Expr&) override { out = {op->a, op->b}; }
+      void visit_(const NotNode* op, const Expr&) override { out = {op->a}; }
+      void visit_(const SelectNode* op, const Expr&) override { out = {op->cond, op->t, op->f}; }
+      void visit_(const CastNode* op, const Expr&) override { out = {op->value}; }
+      void visit_(const CallNode* op, const Expr&) override { out = op->args; }
+      void visit_(const RampNode* op, const Expr&) override { out = {op->base, op->stride}; }
+      void visit_(const BroadcastNode* op, const Expr&) override { out = {op->value}; }
+    } children;
+    children.visit(e);
+    for (const Expr& c : children.out) mix(hash_of(c));
+    hashes_[e.get()] = h;
+    return h;
+  }
+
+  static bool worth_sharing(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::IntImm:
+      case ExprKind::FloatImm:
+      case ExprKind::Var:
+        return false;
+      default:
+        break;
+    }
+    bool pure = true;
+    post_order_visit(e, [&](const Expr& x) {
+      if (x->kind == ExprKind::BufferLoad || x->kind == ExprKind::Select || x->kind == ExprKind::TensorRead ||
+          x->kind == ExprKind::Reduce)
+        pure = false;
+      if (const CallNode* c = x.as<CallNode>(); c && c->op == CallOp::IfThenElse) pure = false;
+    });
+    return pure;
+  }
+
+  /// The value of e, shared with an identical expression emitted earlier in scope.
+  llvm::Value* visit(const Expr& e) {
+    if (cse_.empty() || !worth_sharing(e)) return ExprFunctor::visit(e);
+    size_t h = hash_of(e);
+    for (auto scope = cse_.rbegin(); scope != cse_.rend(); ++scope) {
+      auto it = scope->find(h);
+      if (it == scope->end()) continue;
+      for (const CseEntry& c : it->second) {
+        if (lower::structural_equal(c.expr, e)) return c.value;
+      }
+    }
+    llvm::Value* v = ExprFunctor::visit(e);
+    cse_.back()[h].push_back({e, v});
+    return v;
+  }
+
+  /// Runs fn in a region of its own for common subexpressions.
+  template <typename Fn>
+  void in_region(Fn&& fn) {
+    cse_.emplace_back();
+    fn();
+    cse_.pop_back();
+  }
+
   // --- types and functions ------------------------------------------------------------
   llvm::Type* i32() { return b_.getInt32Ty(); }
 
@@ -225,7 +305,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
         const LetNode* op = s.as<LetNode>();
         const VarNode* v = op->var.as<VarNode>();
         vars_[v] = visit(op->value);
-        emit(op->body);
+        in_region([&] { emit(op->body); });
         vars_.erase(v);
         return;
       }
@@ -245,7 +325,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     b_.CreateCondBr(b_.CreateICmpSLT(phi, end), loop, done);
     b_.SetInsertPoint(loop);
     vars_[var] = phi;
-    body();
+    in_region(body);
     vars_.erase(var);
     llvm::Value* next = b_.CreateNSWAdd(phi, llvm::ConstantInt::get(phi->getType(), 1));
     phi->addIncoming(next, b_.GetInsertBlock());
@@ -307,6 +387,9 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       FunctionState saved_fn = fn_;
       auto saved_vars = vars_;
       auto saved_buffers = buffers_;
+      auto saved_cse = std::move(cse_);
+      cse_.clear();
+      cse_.emplace_back();
       llvm::IRBuilderBase::InsertPointGuard guard(b_);
       begin_function(body_fn);
       llvm::Value* data = b_.CreatePointerCast(body_fn->getArg(0), closure_type->getPointerTo());
@@ -345,6 +428,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       fn_ = saved_fn;
       vars_ = std::move(saved_vars);
       buffers_ = std::move(saved_buffers);
+      cse_ = std::move(saved_cse);
     }
     llvm::FunctionType* launch_type = llvm::FunctionType::get(
         b_.getVoidTy(), {body_fn->getType(), i8p, b_.getInt32Ty(), b_.getInt32Ty()}, false);
@@ -402,11 +486,11 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     llvm::BasicBlock* else_bb = op->else_case.defined() ? llvm::BasicBlock::Create(ctx_, "if_else", fn_.fn) : end_bb;
     b_.CreateCondBr(cond, then_bb, else_bb, is_likely ? very_likely_ : nullptr);
     b_.SetInsertPoint(then_bb);
-    emit(op->then_case);
+    in_region([&] { emit(op->then_case); });
     b_.CreateBr(end_bb);
     if (op->else_case.defined()) {
       b_.SetInsertPoint(else_bb);
-      emit(op->else_case);
+      in_region([&] { emit(op->else_case); });
       b_.CreateBr(end_bb);
     }
     b_.SetInsertPoint(end_bb);
@@ -650,11 +734,13 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     llvm::BasicBlock* end_bb = llvm::BasicBlock::Create(ctx_, "select_end", fn_.fn);
     b_.CreateCondBr(c, then_bb, else_bb);
     b_.SetInsertPoint(then_bb);
-    llvm::Value* tv = visit(t);
+    llvm::Value* tv = nullptr;
+    in_region([&] { tv = visit(t); });
     llvm::BasicBlock* then_end = b_.GetInsertBlock();
     b_.CreateBr(end_bb);
     b_.SetInsertPoint(else_bb);
-    llvm::Value* fv = visit(f);
+    llvm::Value* fv = nullptr;
+    in_region([&] { fv = visit(f); });
     llvm::BasicBlock* else_end = b_.GetInsertBlock();
     b_.CreateBr(end_bb);
     b_.SetInsertPoint(end_bb);
@@ -739,6 +825,8 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   std::unordered_map<const VarNode*, llvm::Value*> vars_;
   std::unordered_map<const BufferNode*, llvm::Value*> buffers_;
   lower::VarRanges ranges_;
+  std::vector<CseScope> cse_;
+  std::unordered_map<const ExprNode*, size_t> hashes_;
 };
 
 }  // namespace

@@ -74,7 +74,7 @@ CachedBuild BuildCache::get_or_build(const std::string& source,
     make_private_dir(dir_);
     check_private(dir_);
     std::string k = key(source, flags);
-    fs::path artifact = fs::path(dir_) / (k + ".so");
+    fs::path artifact = fs::path(dir_) / (k + compiler_.artifact_suffix());
     std::error_code ec;
     if (fs::exists(artifact, ec)) {
       out.cache_hit = true;
@@ -96,7 +96,7 @@ CachedBuild BuildCache::get_or_build(const std::string& source,
       f << source;
       if (!f.good()) throw std::runtime_error(str_cat("cannot write ", src.string()));
     }
-    fs::path built = tmp / "kernel.so";
+    fs::path built = tmp / ("kernel" + compiler_.artifact_suffix());
     CompileRequest req{src.string(), built.string(), flags, timeout_seconds};
     out.outcome = compiler_.compile(req);
     if (out.outcome.status != CompileOutcome::Status::Ok) return out;

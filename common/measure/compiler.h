@@ -10,7 +10,7 @@ namespace mrd::measure {
 
 struct CompileRequest {
   std::string source_path;  ///< the source: C, or LLVM IR text
-  std::string output_path;  ///< the shared object to write
+  std::string output_path;  ///< the artifact to write (see Compiler::artifact_suffix)
   std::vector<std::string> flags;
   double timeout_seconds = 15.0;
 };
@@ -32,6 +32,9 @@ class Compiler {
   virtual CompileOutcome compile(const CompileRequest& request) = 0;
   /// The file name the source is written to ("kernel.c", "kernel.ll").
   virtual std::string source_file_name() const { return "kernel.c"; }
+  /// The suffix of what compile() writes: ".so" (a shared object, dlopen'ed) or ".o" (an
+  /// object file, loaded by the JIT).
+  virtual std::string artifact_suffix() const { return ".so"; }
 };
 
 }  // namespace mrd::measure

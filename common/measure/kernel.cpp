@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/measure/object_loader.h"
 #include "common/util/error.h"
 
 namespace mrd::measure {
@@ -29,8 +30,18 @@ SetThreads openmp_runtime() {
 
 }  // namespace
 
+Kernel::Kernel(void* handle, Entry entry) : handle_(handle), entry_(entry) {}
+
+Kernel::Kernel(std::unique_ptr<LoadedObject> object, Entry entry)
+    : handle_(nullptr), object_(std::move(object)), entry_(entry) {}
+
 Kernel Kernel::load(const std::string& path) {
   openmp_runtime();  // resident before a kernel pulls it in
+  if (path.size() > 2 && path.compare(path.size() - 2, 2, ".o") == 0) {
+    std::unique_ptr<LoadedObject> object = load_object(path, "mrd_entry");
+    Entry entry = reinterpret_cast<Entry>(object->entry());
+    return Kernel(std::move(object), entry);
+  }
   void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char* err = ::dlerror();
@@ -44,7 +55,8 @@ Kernel Kernel::load(const std::string& path) {
   return Kernel(h, reinterpret_cast<Entry>(sym));
 }
 
-Kernel::Kernel(Kernel&& other) noexcept : handle_(other.handle_), entry_(other.entry_) {
+Kernel::Kernel(Kernel&& other) noexcept
+    : handle_(other.handle_), object_(std::move(other.object_)), entry_(other.entry_) {
   other.handle_ = nullptr;
 }
 

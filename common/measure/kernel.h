@@ -1,16 +1,20 @@
-// A compiled candidate loaded into this process: dlopen of the shared object and its
-// `mrd_entry`, plus the process-wide OpenMP setup (runtime kept loaded for good, threads bound
+// A compiled candidate loaded into this process: dlopen of a shared object (the C backend), or
+// an object file through the JIT (the LLVM backend, object_loader.h), and its `mrd_entry`; plus the process-wide OpenMP setup (runtime kept loaded for good, threads bound
 // to cores, thread count per run).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace mrd::measure {
 
+class LoadedObject;
+
 class Kernel {
  public:
-  /// Loads `path`; throws std::runtime_error with dlerror()'s text.
+  /// Loads `path` (a ".o" through the JIT, anything else with dlopen); throws
+  /// std::runtime_error with the loader's message.
   static Kernel load(const std::string& path);
   Kernel(Kernel&& other) noexcept;
   Kernel& operator=(Kernel&&) = delete;
@@ -22,8 +26,10 @@ class Kernel {
 
  private:
   using Entry = int32_t (*)(void* const*);
-  Kernel(void* handle, Entry entry) : handle_(handle), entry_(entry) {}
+  Kernel(void* handle, Entry entry);
+  Kernel(std::unique_ptr<LoadedObject> object, Entry entry);
   void* handle_;
+  std::unique_ptr<LoadedObject> object_;
   Entry entry_;
 };
 

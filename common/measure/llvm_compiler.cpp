@@ -7,12 +7,16 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/IRReader/IRReader.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/IPO.h>
 #include <llvm/Transforms/IPO/PassManagerBuilder.h>
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -58,9 +62,16 @@ std::mutex g_emit_mu;
 
 }  // namespace
 
-LlvmCompiler::LlvmCompiler(const codegen::Target& target) : target_(target) {
+LlvmCompiler::LlvmCompiler(const codegen::Target& target, bool link_shared)
+    : target_(target), link_shared_(link_shared) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* argv[] = {"measurerd"};
+    llvm::cl::ParseCommandLineOptions(1, argv, "", nullptr, "MRD_LLVM_ARGS");
+  });
   codegen::ResolvedLlvmTarget r = codegen::llvm_target_machine(target_);
-  identity_ = str_cat("LLVM ", codegen::llvm_version(), "\n", r.triple, "\n", r.cpu, "\n", r.features,
+  const char* extra = std::getenv("MRD_LLVM_ARGS");
+  identity_ = str_cat(extra ? extra : "", link_shared_ ? " shared" : " object", "\nLLVM ", codegen::llvm_version(), "\n", r.triple, "\n", r.cpu, "\n", r.features,
                       "\nO3 loop+slp vectorize, fp-contract fast, no-nans\n", linker_.identity());
 }
 
@@ -68,6 +79,12 @@ std::string LlvmCompiler::identity() const { return identity_; }
 
 CompileOutcome LlvmCompiler::compile(const CompileRequest& request) {
   auto start = std::chrono::steady_clock::now();
+  auto lap = [last = start]() mutable {
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - last).count();
+    last = now;
+    return ms;
+  };
   try {
     codegen::ResolvedLlvmTarget r = codegen::llvm_target_machine(target_);
     llvm::LLVMContext ctx;
@@ -83,10 +100,12 @@ CompileOutcome LlvmCompiler::compile(const CompileRequest& request) {
     llvm::raw_string_ostream vs(verify);
     if (llvm::verifyModule(*module, &vs)) return failed(str_cat("invalid LLVM module: ", vs.str()));
 
+    double parse_ms = lap(), optimize_ms = 0, emit_ms = 0;
     llvm::SmallVector<char, 0> object;
     {
       std::lock_guard<std::mutex> lock(g_emit_mu);
       optimize(*module, *r.machine);
+      optimize_ms = lap();
       llvm::raw_svector_ostream os(object);
       llvm::legacy::PassManager emit;
       llvm::TargetLibraryInfoImpl tli(llvm::Triple(module->getTargetTriple()));
@@ -95,6 +114,7 @@ CompileOutcome LlvmCompiler::compile(const CompileRequest& request) {
         return failed("LLVM cannot emit an object file for this target");
       }
       emit.run(*module);
+      emit_ms = lap();
     }
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (elapsed > request.timeout_seconds) {
@@ -103,15 +123,20 @@ CompileOutcome LlvmCompiler::compile(const CompileRequest& request) {
       out.message = str_cat("LLVM code generation passed the build timeout of ", request.timeout_seconds, " s");
       return out;
     }
-    std::string object_path = request.output_path + ".o";
+    std::string object_path = link_shared_ ? request.output_path + ".o" : request.output_path;
     {
       std::ofstream f(object_path, std::ios::binary);
       f.write(object.data(), static_cast<std::streamsize>(object.size()));
       if (!f) return failed(str_cat("cannot write ", object_path));
     }
-    CompileOutcome out = linker_.link(object_path, request.output_path, true, request.timeout_seconds - elapsed);
-    std::error_code ec;
-    std::filesystem::remove(object_path, ec);
+    CompileOutcome out;
+    if (link_shared_) {
+      out = linker_.link(object_path, request.output_path, true, request.timeout_seconds - elapsed);
+      std::error_code ec;
+      std::filesystem::remove(object_path, ec);
+    }
+    spdlog::debug("llvm: read {:.1f} ms, optimize {:.1f} ms, emit {:.1f} ms, link {:.1f} ms", parse_ms, optimize_ms,
+                  emit_ms, lap());
     return out;
   } catch (const std::exception& e) {
     return failed(e.what());

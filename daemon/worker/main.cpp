@@ -1,6 +1,7 @@
 // measurerd-worker: measures candidates. With --once it runs a task file by itself and prints
 // one JSON result line per state; under measurerd it serves build and run jobs.
 #include <CLI/CLI.hpp>
+#include <spdlog/cfg/env.h>
 
 #include <iostream>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "daemon/worker/serve.h"
 
 int main(int argc, char** argv) {
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug shows lowering passes and LLVM stage times
   if (argc > 1 && std::string(argv[1]) == "--serve") return mrd::worker::serve_main(argc, argv);
   CLI::App app{
       "measurerd-worker: builds and times tensor-program candidates.\n"
@@ -23,7 +25,11 @@ int main(int argc, char** argv) {
   std::string cflags;
   app.add_option("--once", o.task_path, "Task file (JSON) to measure in this process");
   app.add_flag("--dump-ir", o.dump_ir, "Print each state's lowered PrimFunc to stderr");
-  app.add_flag("--dump-c", o.dump_c, "Print each state's generated C to stderr");
+  app.add_flag("--dump-c,--dump-source", o.dump_c,
+               "Print each state's generated source (LLVM IR for llvm targets, C for c) to stderr");
+  app.add_option("--target", o.target,
+                 "Target replacing the task file's: \"llvm [-mcpu=CPU] [-mattr=...]\" (the LLVM backend) or "
+                 "\"c\" (C through --cc)");
   app.add_option("--cache-dir", o.build.cache_dir,
                  "Compile cache directory (default $XDG_CACHE_HOME/measurerd or ~/.cache/measurerd)");
   app.add_option("--cc", o.build.compiler, "C compiler (name in PATH or path)")->capture_default_str();

@@ -85,6 +85,7 @@ int run_once(const OnceOptions& o) {
   }
   measure::MeasureOptions options = tf.options;
   options.corrupt_output_for_test = o.corrupt_output_for_test;
+  if (!o.target.empty()) tf.task.target = o.target;
 
   // The task travels as bytes, as it does to a daemon's worker.
   const std::string bytes = measure::task_to_binary(tf.task);
@@ -120,7 +121,7 @@ int run_once(const OnceOptions& o) {
     measure::BuildOutput b = measure::build_candidate(task, tf.states[i], options, o.build);
     stages = b.stages;
     if (o.dump_ir && b.func.body.defined()) std::cerr << "// state " << i << ": lowered\n" << ir::to_string(b.func) << "\n";
-    if (o.dump_c && !b.source.empty()) std::cerr << "// state " << i << ": C\n" << b.source << "\n";
+    if (o.dump_c && !b.source.empty()) std::cerr << "// state " << i << ": source\n" << b.source << "\n";
     measure::MeasureResult r = b.result;
     if (r.error_no == measure::MeasureErrorNo::NoError) {
       r = measure::run_candidate(task, tf.states[i], b.artifact, options, &stages);

@@ -14,7 +14,8 @@ struct OnceOptions {
   std::string task_path;
   measure::BuildConfig build;
   bool dump_ir = false;           ///< lowered PrimFunc of each state to stderr
-  bool dump_c = false;            ///< generated C of each state to stderr
+  bool dump_c = false;            ///< generated source (C or LLVM IR) of each state to stderr
+  std::string target;             ///< replaces the task file's target when not empty
   bool profile_stages = false;    ///< add per-stage seconds to each line
   bool fail_on_error = false;     ///< exit 3 when a state has a measure error
   bool corrupt_output_for_test = false;

@@ -36,10 +36,11 @@ measure::Kernel build(const PrimFunc& f, std::string* text_out = nullptr) {
   std::string stem = scratch("k" + std::to_string(counter++));
   std::ofstream(stem + ".ll") << text;
   measure::LlvmCompiler compiler(kTarget);
-  measure::CompileOutcome out = compiler.compile({stem + ".ll", stem + ".so", {}, 60});
+  std::string artifact = stem + compiler.artifact_suffix();
+  measure::CompileOutcome out = compiler.compile({stem + ".ll", artifact, {}, 60});
   INFO(out.message);
   REQUIRE(out.status == measure::CompileOutcome::Status::Ok);
-  return measure::Kernel::load(stem + ".so");
+  return measure::Kernel::load(artifact);
 }
 
 template <typename T>
