@@ -72,6 +72,13 @@ Operation OperationNode::make_compute(std::string name, std::string tag, std::ve
   return op;
 }
 
+Operation OperationNode::with_layout_free_placeholders(const Operation& op, std::vector<Operation> placeholders) {
+  MRD_CHECK(op && !op->is_placeholder(), "layout-free placeholders on a placeholder");
+  auto copy = std::make_shared<OperationNode>(*op);
+  copy->layout_free_placeholders = std::move(placeholders);
+  return copy;
+}
+
 int64_t OperationNode::num_elements() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

@@ -26,12 +26,20 @@ struct OperationNode {
   std::vector<IterVar> reduce_axis;
   /// Compute only: the value of element (axis...). A Reduce may appear only at the top.
   Expr body;
+  /// Compute only: inputs whose layout the schedule may choose (TVM's
+  /// `layout_free_placeholders` attribute, set by topi's dense and batch_matmul): with
+  /// layout_rewrite_option 1 they are re-laid out for the stage's tiling (rewrite_layout.h).
+  /// Known for built-in workloads; not carried by DAG archives.
+  std::vector<Operation> layout_free_placeholders;
 
   static Operation make_placeholder(std::string name, std::vector<int64_t> shape, DType dtype);
   /// Checks that axis matches shape, that the body's type is dtype and that a Reduce appears
   /// only at the top; reduce_axis is taken from the body.
   static Operation make_compute(std::string name, std::string tag, std::vector<IterVar> axis,
                                 Expr body);
+
+  /// A copy of compute op `op` with the given layout-free placeholders (a new operation).
+  static Operation with_layout_free_placeholders(const Operation& op, std::vector<Operation> placeholders);
 
   bool is_placeholder() const { return kind == OpKind::Placeholder; }
   int64_t num_elements() const;

@@ -12,6 +12,7 @@
 #include "common/lower/infer_bound.h"
 #include "common/lower/inline_stages.h"
 #include "common/lower/lower_context.h"
+#include "common/lower/rewrite_layout.h"
 #include "common/lower/schedule_ops.h"
 #include "common/lower/simplify.h"
 #include "common/lower/storage_flatten.h"
@@ -105,7 +106,14 @@ ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend) {
   return f;
 }
 
-ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps, Backend backend) {
+ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps, Backend backend,
+                   LayoutRewrite layout_rewrite) {
+  if (layout_rewrite == LayoutRewrite::InsertTransformStage) {
+    if (std::optional<RewrittenLayout> r = rewrite_layout(dag, steps)) {
+      spdlog::debug("lower: after rewrite_layout: {} steps", r->steps.size());
+      return finish_lowering(lower(dag::ComputeDAG(r->tensors), r->steps), backend);
+    }
+  }
   return finish_lowering(lower(dag, steps), backend);
 }
 

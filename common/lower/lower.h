@@ -23,7 +23,13 @@ ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>
 /// kMaxUnrolledStoresC stores (the C printer keeps vectorized loops and plans them itself).
 ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend);
 
-/// lower() then finish_lowering().
-ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps, Backend backend);
+/// TVM's LayoutRewriteOption: 0 no rewrite, 1 insert a layout transform stage
+/// (rewrite_layout.h), TVM's default for llvm targets.
+enum class LayoutRewrite { None = 0, InsertTransformStage = 1 };
+
+/// rewrite_layout() when asked and the workload has layout-free placeholders, lower(), then
+/// finish_lowering().
+ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps, Backend backend,
+                   LayoutRewrite layout_rewrite = LayoutRewrite::None);
 
 }  // namespace mrd::lower

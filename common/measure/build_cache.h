@@ -1,9 +1,9 @@
-// The content-addressed compile cache: a shared object is stored under the SHA-256 of (C
-// source, compiler identity, flags), so an identical candidate is compiled once and a changed
+// The content-addressed compile cache: an artifact (a shared object, or an object file for the
+// JIT) is stored under the SHA-256 of (source, compiler identity, flags), so an identical candidate is compiled once and a changed
 // flag or compiler is a miss. Publication is atomic (build in a private temporary directory,
 // then rename), so workers sharing the directory never load a half-written file. The cache
 // directory is created with mode 0700, and a directory that is not this user's or that group
-// or others may write to is refused (its shared objects get loaded into this process).
+// or others may write to is refused (its artifacts get loaded into this process).
 #pragma once
 
 #include <string>
@@ -15,7 +15,7 @@ namespace mrd::measure {
 
 struct CachedBuild {
   CompileOutcome outcome;
-  std::string artifact;  ///< path of the shared object when outcome is Ok
+  std::string artifact;  ///< path of the artifact when outcome is Ok
   bool cache_hit = false;
 };
 
@@ -24,7 +24,7 @@ class BuildCache {
   /// Does not touch the disk; directories are made on first use.
   BuildCache(std::string dir, Compiler& compiler);
 
-  /// The shared object for `source` built with `flags`, from the cache or freshly compiled.
+  /// The artifact for `source` built with `flags`, from the cache or freshly compiled.
   /// Never throws: filesystem failures come back as a Failed outcome.
   CachedBuild get_or_build(const std::string& source, const std::vector<std::string>& flags,
                            double timeout_seconds);

@@ -228,7 +228,8 @@ BuildOutput build_candidate(const Task& task, const std::string& steps_json, con
       } catch (const nlohmann::json::exception& e) {
         throw UserError(str_cat("the steps are not valid JSON: ", e.what()));
       }
-      out.func = lower::lower(dag, schedule::steps_from_json(steps), backend_of(target));
+      out.func = lower::lower(dag, schedule::steps_from_json(steps), backend_of(target),
+                              static_cast<lower::LayoutRewrite>(task.layout_rewrite_option));
     } catch (const UserError& e) {
       out.stages.lower = seconds_since(start);
       return finish(error_result(MeasureErrorNo::InstantiationError, e.what()));

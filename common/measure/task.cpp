@@ -14,7 +14,7 @@ using serialize::DecodeErrc;
 using serialize::DecodeError;
 
 constexpr std::string_view kMagic = "MRDT";
-constexpr uint8_t kVersion = 1;
+constexpr uint8_t kVersion = 2;
 
 template <typename T>
 void put(std::string& out, T v) {
@@ -65,6 +65,7 @@ std::string task_to_binary(const Task& task) {
   put<int32_t>(out, task.hardware.num_cores);
   put<int32_t>(out, task.hardware.vector_unit_bytes);
   put<int32_t>(out, task.hardware.cache_line_bytes);
+  put<uint8_t>(out, static_cast<uint8_t>(task.layout_rewrite_option));
   std::string w = registry::workload_to_binary(task.workload);
   put<uint64_t>(out, w.size());
   out += w;
@@ -82,7 +83,7 @@ Task task_from_binary(std::string_view bytes, const serialize::Limits& limits) {
   }
   r.bytes(kMagic.size(), "magic");
   uint8_t version = r.get<uint8_t>("version");
-  if (version != kVersion) {
+  if (version != kVersion && version != 1) {
     throw DecodeError(DecodeErrc::BadVersion, str_cat("task: format version ", int(version),
                                                       " is not supported (this build reads ", int(kVersion), ")"));
   }
@@ -95,6 +96,7 @@ Task task_from_binary(std::string_view bytes, const serialize::Limits& limits) {
   t.hardware.num_cores = checked_int(r.get<int32_t>("num_cores"), 0, kMaxCores, "num_cores");
   t.hardware.vector_unit_bytes = checked_int(r.get<int32_t>("vector_unit_bytes"), 0, 1 << 16, "vector_unit_bytes");
   t.hardware.cache_line_bytes = checked_int(r.get<int32_t>("cache_line_bytes"), 0, 1 << 16, "cache_line_bytes");
+  t.layout_rewrite_option = version == 1 ? 0 : checked_int(r.get<uint8_t>("layout_rewrite_option"), 0, 1, "layout_rewrite_option");
   uint64_t wlen = r.get<uint64_t>("workload length");
   t.workload = registry::workload_from_binary(r.bytes(wlen, "workload"), limits);
   if (!r.done()) throw DecodeError(DecodeErrc::Malformed, "task: trailing bytes after the workload");

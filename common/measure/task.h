@@ -1,9 +1,10 @@
 // A measurement task, as auto_scheduler's SearchTask: the workload, the target string and the
 // hardware parameters. It crosses to workers as bytes.
 //
-// Binary layout (little endian): "MRDT", version u8 (1), target (u32 length + bytes, at most
-// kMaxTargetBytes), num_cores i32, vector_unit_bytes i32, cache_line_bytes i32, workload
-// (u64 length + registry::workload_to_binary bytes). Nothing may follow.
+// Binary layout (little endian): "MRDT", version u8 (2), target (u32 length + bytes, at most
+// kMaxTargetBytes), num_cores i32, vector_unit_bytes i32, cache_line_bytes i32,
+// layout_rewrite_option u8 (0 or 1; absent in version 1, which means 0), workload (u64 length
+// + registry::workload_to_binary bytes). Nothing may follow.
 #pragma once
 
 #include <string>
@@ -25,6 +26,9 @@ struct Task {
   registry::Workload workload;
   std::string target = "llvm -keys=cpu";
   HardwareParams hardware;
+  /// TVM's LayoutRewriteOption: 0 none, 1 insert a layout transform stage for layout-free
+  /// placeholders (TVM's default for llvm targets, and what its records say).
+  int layout_rewrite_option = 1;
 };
 
 inline constexpr size_t kMaxTargetBytes = 4096;

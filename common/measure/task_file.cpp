@@ -95,7 +95,7 @@ TaskFile parse_task_file(std::string_view json_text) {
     throw UserError(str_cat("task file: not valid JSON: ", e.what()));
   }
   MRD_USER_CHECK(root.is_object(), "task file: the top level must be an object");
-  reject_unknown(root, {"workload", "target", "hardware", "options", "states"}, "the task");
+  reject_unknown(root, {"workload", "target", "hardware", "layout_rewrite_option", "options", "states"}, "the task");
   MRD_USER_CHECK(root.contains("workload"), "task file: missing \"workload\" ({\"function\": ..., \"args\": [...]} or {\"dag\": ...})");
   MRD_USER_CHECK(root.contains("states"), "task file: missing \"states\" (a list of step lists; [] is the default schedule)");
   TaskFile tf;
@@ -110,6 +110,9 @@ TaskFile parse_task_file(std::string_view json_text) {
       MRD_USER_CHECK(tf.task.target.size() <= kMaxTargetBytes, "task file: \"target\" is too long");
     }
     if (root.contains("hardware")) tf.task.hardware = parse_hardware(root["hardware"]);
+    if (root.contains("layout_rewrite_option")) {
+      tf.task.layout_rewrite_option = get_int(root, "layout_rewrite_option", 0, 1, "the task");
+    }
     if (root.contains("options")) tf.options = parse_options(root["options"]);
     const json& states = root.at("states");
     MRD_USER_CHECK(states.is_array(), "task file: \"states\" must be a list of step lists");

@@ -177,6 +177,7 @@ Record make_record(const measure::Task& task, const std::string& steps,
   r.workload_key = registry::workload_key(task.workload);
   r.target = task.target;
   r.hardware = task.hardware;
+  r.layout_rewrite_option = task.layout_rewrite_option;
   r.steps = steps;
   r.result = result;
   return r;
@@ -209,6 +210,9 @@ measure::Task task_of(const Record& r) {
   t.workload = std::move(f);
   t.target = r.target;
   t.hardware = r.hardware;
+  MRD_USER_CHECK(r.layout_rewrite_option == 0 || r.layout_rewrite_option == 1, "layout_rewrite_option ",
+                 r.layout_rewrite_option, " (rewrite for pre-transformed weights) is not supported: use 0 or 1");
+  t.layout_rewrite_option = r.layout_rewrite_option;
   return t;
 }
 

@@ -168,6 +168,7 @@ std::vector<Tensor> batch_matmul(int64_t batch, int64_t m, int64_t n, int64_t k_
         return ir::sum(x(xb, i, k) * y(yb, j, k), {k});
       },
       "T_batch_matmul_NT", {"b", "i", "j"}, "batch_matmul");
+  out = ir::OperationNode::with_layout_free_placeholders(out.op(), {y.op()});
   return {x, y, out};
 }
 
@@ -179,6 +180,7 @@ std::vector<Tensor> dense_bias_relu(int64_t n, int64_t k_dim, int64_t m) {
   Tensor d = ir::compute(
       {n, m}, [&](Var i, Var j) { return ir::sum(a(i, k) * w(j, k), {k}); }, "T_matmul_NT",
       {"i", "j"}, "dense");
+  d = ir::OperationNode::with_layout_free_placeholders(d.op(), {w.op()});
   Tensor b =
       ir::compute({n, m}, [&](Var i, Var j) { return d(i, j) + bias(j); }, "bias_add", {"i", "j"});
   Tensor r = relu(b, "compute", {"i0", "i1"});

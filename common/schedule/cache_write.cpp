@@ -23,13 +23,16 @@ int cache_write(Schedule& sch, int stage_id, const std::string& scope) {
     cache_axis.push_back(ir::IterVar{v, iv.min, iv.extent, ir::IterKind::DataPar});
     vsub[static_cast<const ir::VarNode*>(iv.var.get())] = v;
   }
-  ir::Operation cache_op = ir::OperationNode::make_compute(
-      old.name + "." + scope, old.tag, cache_axis, ir::substitute(old.body, vsub));
+  // The layout-free placeholders go with both ops, as TVM copies an op's attributes.
+  ir::Operation cache_op = ir::OperationNode::with_layout_free_placeholders(
+      ir::OperationNode::make_compute(old.name + "." + scope, old.tag, cache_axis, ir::substitute(old.body, vsub)),
+      old.layout_free_placeholders);
 
   std::vector<ir::Expr> idx;
   for (const ir::IterVar& iv : old.axis) idx.push_back(iv.var);
-  ir::Operation copy_op = ir::OperationNode::make_compute(old.name, old.tag, old.axis,
-                                                          ir::TensorReadNode::make(cache_op, idx));
+  ir::Operation copy_op = ir::OperationNode::with_layout_free_placeholders(
+      ir::OperationNode::make_compute(old.name, old.tag, old.axis, ir::TensorReadNode::make(cache_op, idx)),
+      old.layout_free_placeholders);
 
   StageRef fresh = make_stage(copy_op, s.origin);
   s.op = fresh->op;

@@ -54,12 +54,13 @@ std::string workload_bytes(std::string_view archive, std::string_view key = "hos
 std::string task_bytes(std::string_view workload, uint64_t declared_workload = UINT64_MAX,
                        std::string_view target = "llvm -keys=cpu") {
   std::string t = "MRDT";
-  put<uint8_t>(t, 1);
+  put<uint8_t>(t, 2);
   put<uint32_t>(t, static_cast<uint32_t>(target.size()));
   t += target;
   put<int32_t>(t, 0);   // num_cores
   put<int32_t>(t, 64);  // vector_unit_bytes
   put<int32_t>(t, 64);  // cache_line_bytes
+  put<uint8_t>(t, 1);   // layout_rewrite_option
   put<uint64_t>(t, declared_workload == UINT64_MAX ? workload.size() : declared_workload);
   t += workload;
   return t;

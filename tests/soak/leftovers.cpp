@@ -86,7 +86,7 @@ void kill_strays(const std::vector<StrayProcess>& strays) {
 }
 
 std::vector<std::string> temp_files_left(const std::string& tmp_dir, const std::string& cache_dir) {
-  static const std::regex finished("[0-9a-f]{64}\\.so");
+  static const std::regex finished("[0-9a-f]{64}\\.(so|o)");
   std::vector<std::string> out;
   std::error_code ec;
   auto add_tree = [&](const fs::path& p) {

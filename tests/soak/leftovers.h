@@ -1,7 +1,7 @@
 // What a stopped daemon must not leave behind: processes (workers, compilers) whose command
 // line or working directory lies in the soak's private directory, and temporary files —
 // anything in the TMPDIR the daemon was started with, anything in the build cache that is not
-// a finished entry (a `<sha256>.so` file; a build in progress lives in a `tmp-*` directory),
+// a finished entry (a `<sha256>.so` or `<sha256>.o` file; a build in progress lives in a `tmp-*` directory),
 // and anything inside the workers' scratch root `<cache>/worker-tmp` (each worker's private
 // compiler TMPDIR, to be removed when that worker is gone).
 #pragma once
