@@ -7,7 +7,6 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/IRReader/IRReader.h>
-#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/IPO.h>
@@ -64,14 +63,8 @@ std::mutex g_emit_mu;
 
 LlvmCompiler::LlvmCompiler(const codegen::Target& target, bool link_shared)
     : target_(target), link_shared_(link_shared) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const char* argv[] = {"measurerd"};
-    llvm::cl::ParseCommandLineOptions(1, argv, "", nullptr, "MRD_LLVM_ARGS");
-  });
   codegen::ResolvedLlvmTarget r = codegen::llvm_target_machine(target_);
-  const char* extra = std::getenv("MRD_LLVM_ARGS");
-  identity_ = str_cat(extra ? extra : "", link_shared_ ? " shared" : " object", "\nLLVM ", codegen::llvm_version(), "\n", r.triple, "\n", r.cpu, "\n", r.features,
+  identity_ = str_cat(link_shared_ ? "shared object" : "object", "\nLLVM ", codegen::llvm_version(), "\n", r.triple, "\n", r.cpu, "\n", r.features,
                       "\nO3 loop+slp vectorize, fp-contract fast, no-nans\n", linker_.identity());
 }
 
