@@ -321,6 +321,7 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
     cfg.min_repeat_ms = options.min_repeat_ms;
     cfg.cooldown_interval = options.cooldown_interval;
     cfg.cache_flush = options.enable_cpu_cache_flush;
+    cfg.calibrate_from_warmup = true;
     double remaining = options.run_timeout - seconds_since(start);
     cfg.deadline = clock.now() + std::max(remaining, 0.0);
     int32_t status = 0;

@@ -1,6 +1,7 @@
 #include "common/measure/timer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <thread>
 
@@ -28,7 +29,13 @@ TimerOutcome time_calls(const std::function<void()>& call, const std::function<v
   auto stopped = [&] { return config.stop && config.stop->load(std::memory_order_relaxed); };
   auto past_deadline = [&] { return stopped() || (config.deadline > 0 && clock.now() > config.deadline); };
 
-  call();  // warm-up, not timed
+  double warmup_start = clock.now();
+  call();  // warm-up, not part of any cost
+  double warmup_ms = (clock.now() - warmup_start) * 1e3;
+  if (config.calibrate_from_warmup && warmup_ms > 0 && min_repeat_ms > 0) {
+    double wanted = std::ceil(min_repeat_ms / warmup_ms);
+    number = static_cast<int>(std::clamp(wanted, static_cast<double>(number), 1e9));
+  }
   if (stopped()) {
     out.timed_out = true;
     out.final_number = number;
@@ -45,6 +52,7 @@ TimerOutcome time_calls(const std::function<void()>& call, const std::function<v
     bool stop = false;
     do {
       if (duration_ms > 0.0) {
+        out.discarded_calls += number;
         double grown = std::max(min_repeat_ms / (duration_ms / number) + 1, number * kGoldenRatio);
         number = static_cast<int>(std::min(grown, 1e9));
       }

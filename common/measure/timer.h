@@ -6,6 +6,12 @@
 // on, `before_repeat` runs before each repeat and number = 1, min_repeat_ms = 0, as TVM's
 // runner forces. cooldown_interval is slept after each repeat. The clock is a seam so the
 // growth rule is tested without real time.
+//
+// With calibrate_from_warmup (what the measurement pipeline uses), the warm-up call is timed
+// and `number` starts at ceil(min_repeat_ms / warm-up time) when that is larger, so the first
+// repeat already lasts about min_repeat_ms instead of being thrown away and redone; the
+// growth rule still applies if it falls short. The cost keeps TVM's meaning (time per call of
+// a repeat of at least min_repeat_ms).
 #pragma once
 
 #include <atomic>
@@ -35,6 +41,8 @@ struct TimerConfig {
   int min_repeat_ms = 100;
   double cooldown_interval = 0.0;
   bool cache_flush = false;
+  /// Start `number` from the timed warm-up call (see above).
+  bool calibrate_from_warmup = false;
   /// Clock time after which no new batch of calls starts (<= 0: none).
   double deadline = 0.0;
   /// When set (by a watchdog), timing stops after the call in progress.
@@ -45,6 +53,7 @@ struct TimerOutcome {
   std::vector<double> costs;  ///< seconds per call, one per repeat
   bool timed_out = false;     ///< the deadline passed or stop was set before the end
   int final_number = 0;       ///< calls per repeat at the end
+  int discarded_calls = 0;    ///< timed calls of repeats redone because they were too short
 };
 
 /// Times `call`. `before_repeat` may be empty.

@@ -114,3 +114,32 @@ TEST_CASE("timer: a stop flag ends timing after the call in progress") {
   CHECK(calls == 5);  // warm-up and four timed calls; the fifth set the flag
   CHECK(out.costs.empty());
 }
+
+TEST_CASE("timer: calibrated from the warm-up, the first repeat already lasts min_repeat_ms") {
+  for (double per_call : {0.001, 0.020, 0.030, 0.150}) {
+    INFO("per call " << per_call);
+    FakeClock clock;
+    int calls = 0;
+    auto call = [&] { ++calls, clock.t += per_call; };
+    TimerConfig cfg;
+    cfg.number = 3;
+    cfg.repeat = 2;
+    cfg.min_repeat_ms = 100;
+    TimerOutcome plain = time_calls(call, nullptr, cfg, clock);
+    int plain_calls = calls;
+    calls = 0;
+    cfg.calibrate_from_warmup = true;
+    TimerOutcome calibrated = time_calls(call, nullptr, cfg, clock);
+    // The same cost, no repeat redone, never fewer calls per repeat than asked.
+    REQUIRE(calibrated.costs.size() == 2);
+    CHECK(calibrated.costs[0] == Approx(per_call));
+    CHECK(calibrated.costs[0] == Approx(plain.costs[0]));
+    CHECK(calibrated.discarded_calls == 0);
+    CHECK(calibrated.final_number >= 3);
+    CHECK(calibrated.final_number * per_call * 1e3 >= 100 - 1e-9);
+    CHECK(calls == 1 + 2 * calibrated.final_number);
+    CHECK(calls <= plain_calls);
+    // TVM's rule throws the short first attempt away whenever number calls are under 100 ms.
+    CHECK(plain.discarded_calls == (3 * per_call < 0.1 ? 3 : 0));
+  }
+}
