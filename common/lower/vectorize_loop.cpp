@@ -1,5 +1,6 @@
 #include "common/lower/vectorize_loop.h"
 
+#include <numeric>
 #include <unordered_map>
 
 #include "common/ir/expr_functor.h"
@@ -192,8 +193,10 @@ class Vectorizer : public StmtMutator, public ExprMutator {
     }
   }
 
-  /// floordiv/floormod of Ramp(base, s, lanes) by a constant c > 0 when base = c*q + r with
-  /// 0 <= r and r + (lanes - 1) * s < c for every value of q (s >= 0).
+  /// floordiv/floormod of Ramp(base, s, lanes) by a constant c > 0 when no two lanes fall into
+  /// different quotients: with g = gcd(c, the coefficients of base's linear form), base mod c
+  /// is a multiple of g plus r = constant mod g, so the lanes stay below c when
+  /// r + (lanes - 1) * s < g (s >= 0).
   Expr ramp_div(BinaryOp bop, const Affine& x, const Expr& divisor, int lanes) {
     if (is_vector(divisor)) return Expr();
     const int64_t* c = as_const_int(divisor);
@@ -204,11 +207,10 @@ class Vectorizer : public StmtMutator, public ExprMutator {
       return BroadcastNode::make(simplify_expr(scalar), lanes);
     }
     LinearForm f = to_linear(simplify_expr(x.base));
-    for (const auto& term : f.terms) {
-      if (term.second % *c != 0) return Expr();
-    }
-    int64_t r = ((f.constant % *c) + *c) % *c;
-    if (r + (lanes - 1) * *s >= *c) return Expr();
+    int64_t g = *c;
+    for (const auto& term : f.terms) g = std::gcd(g, term.second < 0 ? -term.second : term.second);
+    int64_t r = ((f.constant % g) + g) % g;
+    if (r + (lanes - 1) * *s >= g) return Expr();
     if (bop == BinaryOp::FloorDiv) return BroadcastNode::make(simplify_expr(floordiv(x.base, divisor)), lanes);
     return make_ramp(floormod(x.base, divisor), x.stride, lanes);
   }
