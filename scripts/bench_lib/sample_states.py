@@ -1,0 +1,67 @@
+"""Writes a fidelity task file of TVM-sampled states, as ../shared/fidelity/ was made: state 0
+is the initial state, the others are distinct states of
+SketchPolicy(task, RandomModel(), seed).sample_initial_population() of TVM v0.14, for
+target llvm -mcpu=znver3 and HardwareParams(num_cores, 64, 64, 0, 0, 0, 0, 0), with
+layout_rewrite_option 1 (TVM's default for llvm). Run in TVM's environment:
+
+  eval "$(../shared/tvm/env.sh)"
+  /usr/bin/python3 scripts/bench_lib/sample_states.py dense_bias_relu 128,512,512 32 OUT.task.json
+
+The task file measures with number 3, repeat 3, min_repeat_ms 50 and checks correctness, like
+the shared fidelity set; scripts/bench-fidelity then measures it beside TVM.
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import tvm  # noqa: E402
+from tvm import auto_scheduler  # noqa: E402
+
+from bench_lib import tvm_workloads  # noqa: E402,F401
+
+
+def parse_args(text):
+    out = []
+    for a in text.split(","):
+        try:
+            out.append(int(a))
+        except ValueError:
+            out.append(a)
+    return out
+
+
+def main():
+    if len(sys.argv) != 5:
+        sys.exit(__doc__)
+    name, args, count, path = sys.argv[1], parse_args(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    target = tvm.target.Target("llvm -mcpu=znver3")
+    task = auto_scheduler.SearchTask(func=name, args=args, target=target,
+                                     hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0),
+                                     layout_rewrite_option=1)
+    policy = auto_scheduler.SketchPolicy(task, program_cost_model=auto_scheduler.RandomModel(), seed=1,
+                                         verbose=0)
+    seen, states = set(), [[]]
+    for state in policy.sample_initial_population():
+        line = auto_scheduler.measure_record.dump_record_to_string(
+            auto_scheduler.MeasureInput(task, state), auto_scheduler.MeasureResult([0.0], 0, "", 0.0, 0))
+        steps = json.loads(line)["i"][1][1]
+        text = json.dumps(steps)
+        if text in seen:
+            continue
+        seen.add(text)
+        states.append(steps)
+        if len(states) == count:
+            break
+    out = {"workload": {"function": name, "args": args}, "target": "llvm -keys=cpu -mcpu=znver3",
+           "layout_rewrite_option": 1,
+           "options": {"number": 3, "repeat": 3, "min_repeat_ms": 50, "check_correctness": True},
+           "states": states}
+    with open(path, "w") as f:
+        json.dump(out, f)
+    print(f"sample_states: {len(states)} states of {name}{tuple(args)} written to {path}")
+
+
+if __name__ == "__main__":
+    main()
