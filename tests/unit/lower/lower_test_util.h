@@ -41,7 +41,7 @@ inline std::vector<std::vector<double>> run_lowered(const dag::ComputeDAG& dag,
 }
 
 /// Lowers dag with steps and checks every output element against the reference interpreter
-/// (absolute tolerance tol). Returns the lowered function.
+/// (absolute tolerance tol), as lowered and after the LLVM tail of passes. Returns the lowered function.
 inline ir::PrimFunc check_lowering(const dag::ComputeDAG& dag,
                                    const std::vector<schedule::Step>& steps, double tol = 1e-5,
                                    uint64_t seed = 7) {
@@ -52,22 +52,28 @@ inline ir::PrimFunc check_lowering(const dag::ComputeDAG& dag,
     if (t->is_placeholder()) inputs.push_back(interp::make_input(*t.op(), s++));
   }
   std::vector<interp::HostTensor> expected = interp::evaluate(dag, inputs);
-  std::vector<std::vector<double>> got = run_lowered(dag, f, inputs);
-  REQUIRE(got.size() == expected.size());
-  for (size_t k = 0; k < got.size(); ++k) {
-    REQUIRE(got[k].size() == expected[k].data.size());
-    size_t bad = 0;
-    double worst = 0;
-    for (size_t i = 0; i < got[k].size(); ++i) {
-      double d = std::fabs(got[k][i] - expected[k].data[i]);
-      double scale = std::max(1.0, std::fabs(expected[k].data[i]));
-      if (!(d <= tol * scale)) {
-        ++bad;
-        worst = std::isnan(d) ? d : std::max(worst, d);
+  // The lowered function, and the same after the LLVM backend's tail (vectorized loops as
+  // vectors, unrolled loops expanded).
+  for (bool llvm_tail : {false, true}) {
+    INFO((llvm_tail ? "after the LLVM tail of passes" : "as lowered"));
+    std::vector<std::vector<double>> got =
+        run_lowered(dag, llvm_tail ? finish_lowering(f, Backend::LLVM) : f, inputs);
+    REQUIRE(got.size() == expected.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      REQUIRE(got[k].size() == expected[k].data.size());
+      size_t bad = 0;
+      double worst = 0;
+      for (size_t i = 0; i < got[k].size(); ++i) {
+        double d = std::fabs(got[k][i] - expected[k].data[i]);
+        double scale = std::max(1.0, std::fabs(expected[k].data[i]));
+        if (!(d <= tol * scale)) {
+          ++bad;
+          worst = std::isnan(d) ? d : std::max(worst, d);
+        }
       }
+      INFO("output " << k << ": " << bad << " elements differ, worst " << worst);
+      CHECK(bad == 0);
     }
-    INFO("output " << k << ": " << bad << " elements differ, worst " << worst);
-    CHECK(bad == 0);
   }
   return f;
 }
