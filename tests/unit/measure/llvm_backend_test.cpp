@@ -14,9 +14,14 @@
 #include "common/measure/kernel.h"
 #include "common/measure/llvm_compiler.h"
 #include "common/util/error.h"
+#include "tests/unit/codegen/primfunc_builders.h"
 
 using namespace mrd;
 using namespace mrd::ir;
+using mrd::test::Aligned;
+using mrd::test::load;
+using mrd::test::matmul;
+using mrd::test::store;
 namespace fs = std::filesystem;
 
 namespace {
@@ -42,20 +47,6 @@ measure::Kernel build(const PrimFunc& f, std::string* text_out = nullptr) {
   REQUIRE(out.status == measure::CompileOutcome::Status::Ok);
   return measure::Kernel::load(artifact);
 }
-
-template <typename T>
-struct Aligned {
-  T* p;
-  size_t n;
-  explicit Aligned(size_t count) : n(count) {
-    p = static_cast<T*>(std::aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64));
-    for (size_t i = 0; i < n; ++i) p[i] = T();
-  }
-  ~Aligned() { std::free(p); }
-};
-
-Expr load(const Buffer& b, Expr i) { return BufferLoadNode::make(b, {std::move(i)}); }
-Stmt store(const Buffer& b, Expr i, Expr v) { return StoreNode::make(b, {std::move(i)}, std::move(v)); }
 
 /// Runs f compiled and through the evaluator on the same float inputs; every element of
 /// every buffer must agree.
@@ -86,21 +77,6 @@ void check_against_evaluator(const PrimFunc& f, std::string* text = nullptr) {
       REQUIRE(bufs[b]->p[i] == Approx(want[b][i]).margin(1e-3));
     }
   }
-}
-
-// C[i, j] = sum_k A[i, k] * B[k, j] with the given kinds on i, j, k.
-PrimFunc matmul(int n, ForKind ki, ForKind kj, ForKind kk) {
-  auto A = BufferNode::make("A", DType::Float32, {n, n});
-  auto B = BufferNode::make("B", DType::Float32, {n, n});
-  auto C = BufferNode::make("C", DType::Float32, {n, n});
-  Var i("i"), j("j"), k("k");
-  Expr cij = i * n + j;
-  Stmt init = store(C, cij, Expr(0.0f));
-  Stmt upd = store(C, cij, load(C, cij) + load(A, i * n + k) * load(B, k * n + j));
-  Stmt body = ForNode::make(i, 0, n, ki,
-                            SeqNode::make({ForNode::make(j, 0, n, kj, init),
-                                           ForNode::make(k, 0, n, kk, ForNode::make(j, 0, n, kj, upd))}));
-  return PrimFunc{{A, B, C}, body};
 }
 
 }  // namespace
