@@ -51,10 +51,16 @@ std::vector<SearchState> EvolutionarySearch::propose(const std::vector<MeasuredS
     n_mutants = n - n_random;
   }
   // Mutants; population[i] is better than population[j] for i < j, so the smaller of two
-  // random indices wins the tournament.
-  const int max_attempts = n_mutants * options_.attempts_per_mutant;
-  for (int attempt = 0; attempt < max_attempts && static_cast<int>(out.size()) < n_mutants;
-       ++attempt) {
+  // random indices wins the tournament. More are made than wanted; the model ranks them.
+  const int oversample = std::max(1, options_.oversample);
+  const int wanted = n_mutants * oversample;
+  const int max_attempts = wanted * options_.attempts_per_mutant;
+  std::vector<std::pair<double, SearchState>> mutants;
+  std::set<std::string> made;
+  std::vector<std::pair<std::vector<schedule::Step>, double>> training;
+  for (const MeasuredState& m : measured) training.emplace_back(m.steps, m.cost);
+  model_.fit(training);
+  for (int attempt = 0; attempt < max_attempts && static_cast<int>(mutants.size()) < wanted; ++attempt) {
     size_t a = rand_index(rng_, population.size());
     size_t b = rand_index(rng_, population.size());
     std::optional<SearchState> child = mutate(population[std::min(a, b)], rng_, memo_);
@@ -64,9 +70,18 @@ std::vector<SearchState> EvolutionarySearch::propose(const std::vector<MeasuredS
     }
     if (!child) continue;
     std::string key = candidate_key(child->steps());
-    if (!is_new(key) || !lowers(*dag_, child->steps())) continue;
-    batch.insert(key);
-    out.push_back(std::move(*child));
+    if (!is_new(key) || !made.insert(key).second) continue;
+    double predicted = oversample > 1 ? model_.predict(child->steps()) : 0.0;
+    mutants.emplace_back(predicted, std::move(*child));
+  }
+  // The predicted fastest first (stable: equal predictions keep the order they were made in).
+  std::stable_sort(mutants.begin(), mutants.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (auto& [predicted, child] : mutants) {
+    if (static_cast<int>(out.size()) >= n_mutants) break;
+    if (!lowers(*dag_, child.steps())) continue;
+    batch.insert(candidate_key(child.steps()));
+    out.push_back(std::move(child));
   }
   // Fresh samples fill the rest.
   int want = n - static_cast<int>(out.size());

@@ -1,14 +1,17 @@
-// The search loop's proposal step, driven by measured costs instead of a learned model: keep
-// the best measured states as the population, and propose a batch of new states, most of them
-// mutants of population members (better members are picked more often: tournament of two),
-// the rest fresh random samples from the sketches for exploration. A proposal is always valid
-// (it lowers) and never a state already seen (keys in `seen`) or twice in the batch.
+// The search loop's proposal step: keep the best measured states as the population, and
+// propose a batch of new states, most of them mutants of population members (better members
+// are picked more often: tournament of two), the rest fresh random samples from the sketches
+// for exploration. As TVM ranks its evolutionary search with a learned cost model, many more
+// mutants than wanted are made and the cost model (cost_model.h, fitted on the measured
+// states) keeps those predicted fastest. A proposal is always valid (it lowers) and never a
+// state already seen (keys in `seen`) or twice in the batch.
 #pragma once
 
 #include <set>
 #include <string>
 #include <vector>
 
+#include "client/tune/cost_model.h"
 #include "client/tune/random.h"
 #include "client/tune/search_state.h"
 #include "client/tune/split_factorization.h"
@@ -28,6 +31,8 @@ struct EvolutionOptions {
   double random_fraction = 0.2;
   /// Tries per wanted mutant before giving up on mutants for this batch.
   int attempts_per_mutant = 16;
+  /// Mutants made per mutant wanted, for the cost model to choose from (1: no model).
+  int oversample = 8;
 };
 
 class EvolutionarySearch {
@@ -47,6 +52,7 @@ class EvolutionarySearch {
   EvolutionOptions options_;
   Rng rng_;
   SplitFactorization memo_;
+  CostModel model_;
 };
 
 }  // namespace mrd::tune
