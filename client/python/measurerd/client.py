@@ -78,19 +78,9 @@ class Client:
             self._sock.close()
             raise ConnectError("cannot connect to measurerd at %s: %s"
                                % (self.socket_path, e.strerror or e)) from None
-        try:
-            self._send(wire.encode_hello(client_name))
-        except DaemonGone:
-            # A daemon that refuses this peer sends its Error frame at connect and closes
-            # without reading: what it said is still there to read, and is the better message.
-            said = None
-            try:
-                said = self._read_frame()
-            except (DaemonGone, ProtocolError):
-                pass
-            if said is not None:
-                self._raise_frame(said)
-            raise
+        # A daemon that refuses this peer sends its Error frame at connect and closes without
+        # reading: the Hello may meet a closed socket, and what the daemon said is reported.
+        self._send_or_report(wire.encode_hello(client_name))
         frame = self._expect_frame()
         if frame[0] != MessageType.WELCOME:
             self._raise_frame(frame)
@@ -120,6 +110,25 @@ class Client:
             self._sock.sendall(data)
         except OSError as e:
             raise DaemonGone("send to measurerd: %s" % (e.strerror or e)) from None
+
+    def _send_or_report(self, data: bytes) -> None:
+        try:
+            self._send(data)
+        except DaemonGone as gone:
+            self._report_pending(gone)
+
+    def _report_pending(self, gone: DaemonGone):
+        """After a failed send: the Error frame the daemon sent before it closed, when there is
+        one, is the better report; else `gone`."""
+        said = None
+        try:
+            said = self._read_frame()
+        except (DaemonGone, ProtocolError):
+            pass
+        if said is not None and said[0] == MessageType.ERROR:
+            self._raise_frame(said)
+        self.close()
+        raise gone
 
     def _read_frame(self):
         """The next frame as (type, body), None at end of stream."""
@@ -223,16 +232,22 @@ class Client:
         return results
 
     def _measure_one(self, task_bytes, texts, offset, opts, results, on_result):
+        failed = None
         with self._write_lock:
             request_id = self._next_request
             self._next_request += 1
             sent = False
             if not self._cancel_requested:
-                self._send_locked(wire.encode_measure_request(request_id, task_bytes, texts,
-                                                              opts))
+                try:
+                    self._send_locked(wire.encode_measure_request(request_id, task_bytes, texts,
+                                                                  opts))
+                except DaemonGone as gone:
+                    failed = gone
                 self._in_flight = request_id
                 self._cancel_sent = False
                 sent = True
+        if failed is not None:
+            self._report_pending(failed)
         if not sent:  # cancelled before this part was sent: its results are local
             for i in range(len(texts)):
                 r = MeasureResult(error_no=MeasureErrorNo.UNKNOWN_ERROR,
@@ -300,7 +315,7 @@ class Client:
         return self._cancel_requested
 
     def status(self) -> wire.Status:
-        self._send(wire.encode_status_request())
+        self._send_or_report(wire.encode_status_request())
         frame = self._expect_frame()
         if frame[0] != MessageType.STATUS_REPLY:
             self._raise_frame(frame)
