@@ -20,6 +20,11 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "client", "python"))
+# TVM's LocalBuilder re-imports the module a workload was registered in inside its worker
+# processes: they need the package and the tests on their path too.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [os.path.join(REPO, "client", "python"), os.path.dirname(os.path.abspath(__file__))]
+    + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 
 import measurerd  # noqa: E402
 

@@ -116,16 +116,20 @@ class _RunnerState:
 
     def task_of(self, tvm_task) -> Task:
         key = str(tvm_task.workload_key)
+        how = ("measurerd rebuilds a workload from its own registry by function name: register "
+               "the TVM workload with auto_scheduler.register_workload(\"NAME\") under one of "
+               "measurerd's names (%s) with the same arguments and the same computation"
+               % ", ".join(self.known_workloads()))
+        if _is_dag_key(key):
+            raise UnsupportedWorkload(
+                "workload %s cannot be measured by measurerd: it is a tensor workload "
+                "(registered from a ComputeDAG or tensors; its key is the DAG's hash), not a "
+                "function workload. %s" % (key, how))
         try:
             workload = FunctionWorkload.from_key(key)
         except ValueError as e:
-            raise UnsupportedWorkload(
-                "workload %s cannot be measured by measurerd: %s. measurerd rebuilds a "
-                "workload from its own registry by function name; register the TVM workload "
-                "with auto_scheduler.register_workload(\"NAME\") under one of measurerd's "
-                "names (%s) with the same arguments and computation (a workload made from a "
-                "ComputeDAG or tensors has a key derived from the DAG's hash, which measurerd "
-                "cannot rebuild)" % (key, e, ", ".join(self.known_workloads()))) from None
+            raise UnsupportedWorkload("workload %s cannot be measured by measurerd: %s, not a "
+                                      "function workload. %s" % (key, e, how)) from None
         if workload.name not in self.known_workloads():
             raise UnsupportedWorkload(
                 "workload %s cannot be measured by measurerd: measurerd has no function "
@@ -222,6 +226,16 @@ class Runner(ProgramRunner):
     def measure(self, inputs) -> List[TvmMeasureResult]:
         """Measures MeasureInputs directly (no search): TVM MeasureResults in input order."""
         return self._state.run(list(inputs), [])
+
+
+def _is_dag_key(key: str) -> bool:
+    """TVM's key of a tensor workload: ["<md5 of the DAG>", shapes...]."""
+    try:
+        k = json.loads(key)
+    except ValueError:
+        return False
+    return (isinstance(k, list) and bool(k) and isinstance(k[0], str) and len(k[0]) == 32
+            and all(c in "0123456789abcdef" for c in k[0]))
 
 
 def steps_of(inp) -> list:

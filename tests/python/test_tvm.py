@@ -1,0 +1,163 @@
+"""measurerd.tvm with the real TVM: TVM's own search policy and cost model tune a matmul
+through measurerd, TVM loads the log and builds the best record, and the same states are
+measured by TVM's LocalRunner and by measurerd side by side. Skipped, saying why, when TVM is
+not importable (tests/python/run sets up ../shared/tvm when it is there)."""
+
+import json
+
+import pytest
+
+try:
+    import numpy as np
+    import tvm
+    from tvm import auto_scheduler, te
+except ImportError as e:
+    pytest.skip("TVM is not importable (%s): run tests/python/run, which sets up "
+                "<repo>/../shared/tvm when it exists, or put a TVM build on PYTHONPATH" % e,
+                allow_module_level=True)
+
+import measurerd
+import measurerd.tvm
+from measurerd import records
+from measurerd.tvm.meta_schedule import MetaScheduleNotSupported
+
+N = 64
+TARGET = "llvm"
+FAST = dict(number=1, repeat=1, min_repeat_ms=20)  # the same for TVM's runner and measurerd's
+
+
+@auto_scheduler.register_workload("matmul")
+def matmul(N, L, M, dtype):  # measurerd's matmul(N, L, M, dtype): the same stages and iterators
+    A = te.placeholder((N, L), name="A", dtype=dtype)
+    B = te.placeholder((L, M), name="B", dtype=dtype)
+    k = te.reduce_axis((0, L), name="k")
+    C = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    return [A, B, C]
+
+
+@auto_scheduler.register_workload("tvm_only_matmul")
+def tvm_only_matmul(n):
+    return matmul(n, n, n, "float32")
+
+
+def matmul_task(n=N):
+    return auto_scheduler.SearchTask(
+        func="matmul", args=(n, n, n, "float32"), target=tvm.target.Target(TARGET),
+        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+
+
+def test_tune_through_measurerd_then_load_and_build_the_best_with_tvm(daemon, tmp_path):
+    task = matmul_task()
+    log = str(tmp_path / "matmul.log")
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, **FAST)
+    runner.check_task(task)
+    options = auto_scheduler.TuningOptions(
+        num_measure_trials=32, num_measures_per_round=16, builder=measurerd.tvm.Builder(),
+        runner=runner, measure_callbacks=[auto_scheduler.RecordToFile(log)], verbose=0)
+    task.tune(options)
+
+    pairs = list(auto_scheduler.load_records(log))
+    assert len(pairs) == 32
+    errors = [(int(r.error_no), str(r.error_msg)) for _, r in pairs if int(r.error_no) != 0]
+    assert not errors
+    assert all(str(i.task.workload_key) == task.workload_key for i, _ in pairs)
+    # The same log through measurerd's own reader.
+    assert len(records.read_records(log)) == 32
+
+    sch, args = task.apply_best(log)
+    func = tvm.build(sch, args, TARGET)
+    a = np.random.uniform(size=(N, N)).astype("float32")
+    b = np.random.uniform(size=(N, N)).astype("float32")
+    c = tvm.nd.empty((N, N), "float32")
+    func(tvm.nd.array(a), tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4)
+
+
+def test_the_same_states_with_tvms_local_runner_and_with_measurerd(daemon, capsys):
+    task = matmul_task()
+    policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=7)
+    states = [task.compute_dag.get_init_state()] + list(policy.sample_initial_population())[:7]
+    inputs = [auto_scheduler.MeasureInput(task, s) for s in states]
+
+    built = auto_scheduler.LocalBuilder(n_parallel=2).build(inputs, verbose=0)
+    local = auto_scheduler.LocalRunner(**FAST).run(inputs, built, verbose=0)
+    ours = measurerd.tvm.Runner(daemon.socket, verbose=0, **FAST).measure(inputs)
+
+    rows = []
+    for i, (inp, l, m) in enumerate(zip(inputs, local, ours)):
+        assert int(l.error_no) == 0, str(l.error_msg)
+        assert int(m.error_no) == 0, str(m.error_msg)
+        lc, mc = float(np.mean([float(x) for x in l.costs])), float(np.mean([float(x) for x in m.costs]))
+        rows.append("  %d  %5d steps  TVM LocalRunner %9.2f us  measurerd %9.2f us  ratio %5.2f"
+                    % (i, len(inp.state.transform_steps), lc * 1e6, mc * 1e6, mc / lc))
+    with capsys.disabled():
+        print("\nmatmul %d, %s, TVM_NUM_THREADS=1, number=%d min_repeat_ms=%d:"
+              % (N, TARGET, FAST["number"], FAST["min_repeat_ms"]))
+        print("\n".join(rows))
+
+
+def test_local_builder_and_runner_still_work_beside_the_adapters(daemon):
+    measurerd.tvm.Runner(daemon.socket, verbose=0)  # the adapters are installed
+    task = matmul_task(16)
+    inputs = [auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())]
+    built = auto_scheduler.LocalBuilder(n_parallel=1).build(inputs, verbose=0)
+    assert str(built[0].filename)
+    (r,) = auto_scheduler.LocalRunner(**FAST).run(inputs, built, verbose=0)
+    assert int(r.error_no) == 0
+
+
+def test_a_workload_measurerd_does_not_know_is_a_clear_error(daemon):
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0)
+    task = auto_scheduler.SearchTask(func="tvm_only_matmul", args=(16,), target=TARGET)
+    inputs = [auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())]
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match='"tvm_only_matmul"') as e:
+        runner.measure(inputs)
+    assert "matmul" in str(e.value) and '["tvm_only_matmul", 16]' in str(e.value)
+
+    tensors = matmul(8, 8, 8, "float32")
+    key = auto_scheduler.ComputeDAG(tensors).workload_key()
+    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
+    dag_task = auto_scheduler.SearchTask(workload_key=key, target=TARGET)
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tensor workload .*not a function workload"):
+        runner.check_task(dag_task)
+
+
+def test_tuning_a_workload_measurerd_does_not_know_stops_with_that_error(daemon):
+    task = auto_scheduler.SearchTask(func="tvm_only_matmul", args=(8,), target=TARGET)
+    options = auto_scheduler.TuningOptions(
+        num_measure_trials=2, num_measures_per_round=2, builder=measurerd.tvm.Builder(),
+        runner=measurerd.tvm.Runner(daemon.socket, verbose=0), verbose=0)
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tvm_only_matmul"):
+        task.tune(options, search_policy=auto_scheduler.EmptyPolicy(task))
+
+
+def test_a_gpu_target_is_a_clear_error(daemon):
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0)
+    task = auto_scheduler.SearchTask(
+        func="matmul", args=(16, 16, 16, "float32"), target="cuda",
+        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 1024, 48 * 1024, 32, 1024, 32))
+    with pytest.raises(measurerd.tvm.UnsupportedTarget, match="host CPU"):
+        runner.check_task(task)
+
+
+def test_measurement_failures_come_back_with_tvms_error_numbers(daemon):
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, **FAST)
+    task = matmul_task(16)
+    good = auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())
+    (r,) = runner.measure([good])
+    assert int(r.error_no) == 0
+    # A state whose steps measurerd refuses: an instantiation error, cost MAX_FLOAT, as TVM.
+    line = auto_scheduler.measure_record.dump_record_to_string(good, r)
+    rec = json.loads(line)
+    rec["i"][1][1] = [["SP", 9, 0, 16, [2], 1]]  # there is no stage 9
+    bad, _ = auto_scheduler.measure_record.load_record_from_string(json.dumps(rec))
+    (e,) = runner.measure([auto_scheduler.MeasureInput(task, bad.state)])
+    assert int(e.error_no) == int(auto_scheduler.measure.MeasureErrorNo.INSTANTIATION_ERROR)
+    assert [float(c) for c in e.costs] == [auto_scheduler.measure.MAX_FLOAT]
+
+
+def test_meta_schedule_is_refused_saying_why():
+    for cls in (measurerd.tvm.meta_schedule.Builder, measurerd.tvm.meta_schedule.Runner):
+        with pytest.raises(MetaScheduleNotSupported, match="auto_scheduler"):
+            cls()
+    assert issubclass(MetaScheduleNotSupported, NotImplementedError)
