@@ -156,6 +156,14 @@ def test_measurement_failures_come_back_with_tvms_error_numbers(daemon):
     assert [float(c) for c in e.costs] == [auto_scheduler.measure.MAX_FLOAT]
 
 
+def test_tuning_options_pairs_the_builder_and_runner(daemon, tmp_path):
+    opts = measurerd.tvm.tuning_options(4, log_file=str(tmp_path / "x.log"),
+                                        socket=daemon.socket, runner_options={"verbose": 0},
+                                        num_measures_per_round=4)
+    assert isinstance(opts, auto_scheduler.TuningOptions)
+    assert opts.num_measure_trials == 4 and len(opts.measure_callbacks) == 1
+
+
 def test_meta_schedule_is_refused_saying_why():
     for cls in (measurerd.tvm.meta_schedule.Builder, measurerd.tvm.meta_schedule.Runner):
         with pytest.raises(MetaScheduleNotSupported, match="auto_scheduler"):
