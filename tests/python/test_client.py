@@ -274,3 +274,24 @@ def test_default_socket_path_follows_the_cli_rules(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     expected = SYSTEM_SOCKET if os.path.exists(SYSTEM_SOCKET) else str(tmp_path / "measurerd.sock")
     assert measurerd.default_socket_path() == expected
+
+
+def test_the_package_installs_with_pip(tmp_path):
+    """pip install client/python (from a copy: pip builds in the source tree), offline."""
+    import shutil
+    import sys
+    from conftest import REPO
+    src = tmp_path / "src"
+    shutil.copytree(os.path.join(REPO, "client", "python"), src,
+                    ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+    target = tmp_path / "site"
+    out = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                          "--no-build-isolation", "--no-index", "--target", str(target),
+                          str(src)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    env = dict(os.environ, PYTHONPATH=str(target))
+    probe = subprocess.run([sys.executable, "-c", "import measurerd, measurerd.records; "
+                            "print(measurerd.__file__)"], capture_output=True, text=True,
+                           env=env, cwd=str(tmp_path))
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.startswith(str(target))
