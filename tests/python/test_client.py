@@ -140,6 +140,22 @@ def test_cancel_from_another_thread(client):
     assert any(r.cancelled for r in results)
 
 
+def test_ctrl_c_cancels_waits_for_the_started_inputs_and_reraises(client):
+    states = split_states(48, 20)
+    seen = []
+
+    def on_result(i, r):
+        seen.append(i)
+        if i == 0:
+            raise KeyboardInterrupt  # as a Ctrl-C arriving while measure() waits
+
+    with pytest.raises(KeyboardInterrupt):
+        client.measure(["matmul", 48, 48, 48, "float32"], states, QUICK, on_result=on_result)
+    assert client.cancelled
+    assert client.status().requests == 0  # drained: the request is done, the connection usable
+    assert client.measure(MATMUL_64, [[]], QUICK)[0].ok
+
+
 def test_a_daemon_that_stops_raises_daemon_gone(own_daemon):
     c = measurerd.Client(own_daemon.socket)
     assert c.status().workers == 1
