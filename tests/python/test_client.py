@@ -251,6 +251,17 @@ def test_records_written_here_are_read_by_measurer_and_back(client, tmp_path):
     assert "matmul" in out.stdout
 
 
+def test_measure_logs_what_measurer_submit_would(client, tmp_path):
+    log = tmp_path / "m.log"
+    states = split_states(64, 12)
+    client.measure(MATMUL_64, states, QUICK, log=str(log),
+                   on_result=lambda i, r: i == 0 and client.cancel())
+    recs = records.read_records(str(log))
+    assert 1 <= len(recs) < len(states)  # cancelled states are not logged
+    assert [r.steps for r in recs] == states[:len(recs)]
+    assert recs[0].hardware.num_cores == client.welcome.cores  # num_cores 0: the daemon's
+
+
 def test_records_written_by_measurer_read_here_byte_for_byte(daemon, tmp_path):
     task_file = tmp_path / "task.json"
     task_file.write_text(json.dumps({

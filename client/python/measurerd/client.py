@@ -15,7 +15,8 @@ from typing import Callable, List, Optional
 
 from . import wire
 from .errors import ConnectError, DaemonGone, ProtocolError, ServerError, server_error
-from .task import HardwareParams, as_task, state_text, task_to_binary
+from .records import append_records, make_record
+from .task import HardwareParams, Task, as_task, state_text, task_to_binary
 from .wire import ErrorCode, MeasureErrorNo, MeasureOptions, MeasureResult, MessageType
 
 SYSTEM_SOCKET = "/run/measurerd/measurerd.sock"
@@ -71,6 +72,7 @@ class Client:
         self._cancel_sent = False
         self._cancel_requested = False
         self._cancelled_ids = set()
+        self.last_request_done: Optional[wire.RequestDone] = None  # of the last request sent
         self._sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             self._sock.connect(self.socket_path)
@@ -194,7 +196,8 @@ class Client:
 
     def measure(self, task_or_workload, states, options=None, target: Optional[str] = None,
                 on_result: Optional[OnResult] = None,
-                hardware: Optional[HardwareParams] = None) -> List[MeasureResult]:
+                hardware: Optional[HardwareParams] = None,
+                log: Optional[str] = None) -> List[MeasureResult]:
         """Measures every state of one workload and returns the results in state order.
 
         `task_or_workload` is a Task, a FunctionWorkload, a workload key
@@ -203,7 +206,9 @@ class Client:
         steps in TVM's record syntax ([] is the default schedule), TVM's [[], steps] form, or
         the JSON text of either. `options` is a MeasureOptions or a dict of its fields; `target`
         and `hardware` replace the task's. `on_result(index, result)` sees each result as it
-        arrives, in index order, exactly once per state (cancelled ones too).
+        arrives, in index order, exactly once per state (cancelled ones too). With `log`, each
+        result but the cancelled ones is appended to that file as a TVM v0.6 record as it
+        arrives (num_cores 0 is written as the daemon's cores, as `measurer submit --log`).
 
         Ctrl-C (KeyboardInterrupt) cancels the request, waits for the results of the inputs
         already on workers (a second Ctrl-C stops waiting and closes the connection), then
@@ -214,6 +219,8 @@ class Client:
         texts = [state_text(s) for s in states]
         opts = as_options(options)
         results: List[Optional[MeasureResult]] = [None] * len(texts)
+        if log is not None:
+            on_result = self._logging(task, texts, log, on_result)
         with self._write_lock:
             if self._measuring:
                 raise RuntimeError("measure() is already running on this Client")
@@ -230,6 +237,20 @@ class Client:
                 self._measuring = False
                 self._in_flight = 0
         return results
+
+    def _logging(self, task, texts, path, on_result):
+        hw = task.hardware
+        if hw.num_cores == 0:
+            hw = HardwareParams(self.welcome.cores, hw.vector_unit_bytes, hw.cache_line_bytes)
+        logged = Task(task.workload, task.target, hw)
+
+        def log_and_pass(index, result):
+            if not result.cancelled:
+                append_records(path, [make_record(logged, texts[index], result)])
+            if on_result:
+                on_result(index, result)
+
+        return log_and_pass
 
     def _measure_one(self, task_bytes, texts, offset, opts, results, on_result):
         failed = None
