@@ -131,6 +131,16 @@ def test_tuning_a_workload_measurerd_does_not_know_stops_with_that_error(daemon)
         task.tune(options, search_policy=auto_scheduler.EmptyPolicy(task))
 
 
+def test_a_daemon_that_went_away_stops_the_runner_with_daemon_gone(own_daemon):
+    runner = measurerd.tvm.Runner(own_daemon.socket, verbose=0, **FAST)
+    task = matmul_task(16)
+    inputs = [auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())]
+    assert int(runner.measure(inputs)[0].error_no) == 0
+    own_daemon.terminate()
+    with pytest.raises(measurerd.DaemonGone):
+        runner.measure(inputs)
+
+
 def test_a_gpu_target_is_a_clear_error(daemon):
     runner = measurerd.tvm.Runner(daemon.socket, verbose=0)
     task = auto_scheduler.SearchTask(
