@@ -60,6 +60,26 @@ def test_measure_takes_a_task_key_and_tvm_state_form(client):
     assert a.ok and b.ok
 
 
+def test_a_tensor_workload_goes_inline_as_a_dag_archive(client):
+    from measurerd.dag import DagWriter
+    w = DagWriter()
+    a = w.placeholder("A", "float32", [32, 16])
+    b = w.placeholder("B", "float32", [16, 24])
+    i, j, k = w.var("i", "int32"), w.var("j", "int32"), w.var("k", "int32")
+    prod = w.binary("float32", "*", w.tensor_read("float32", a, [i, k]),
+                    w.tensor_read("float32", b, [k, j]))
+    c = w.compute("C", "", "float32", [(i, 0, 32), (j, 0, 24)],
+                  w.reduce("float32", "sum", [(k, 0, 16)], [prod]))
+    task = measurerd.Task(measurerd.TensorWorkload('["inline-matmul"]', w.archive([a, b, c])))
+    ok, tiled, broken = client.measure(task, [[], [["SP", 2, 0, 32, [4], 1]],
+                                              [["SP", 2, 0, 32, [4], 1]]],
+                                       dict(number=1, min_repeat_ms=0, check_correctness=True))
+    assert ok.ok and tiled.ok, (ok.error_msg, tiled.error_msg)
+    bad = measurerd.Task(measurerd.TensorWorkload("k", b"MRDDAG\x07\x00"))
+    (r,) = client.measure(bad, [[]], QUICK)
+    assert r.error_no == measurerd.MeasureErrorNo.INSTANTIATION_ERROR and "BadVersion" in r.error_msg
+
+
 def test_workloads_lists_the_daemons_function_workloads(client):
     names = client.workloads()
     assert "matmul" in names and "conv2d_nchw" in names

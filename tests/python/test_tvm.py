@@ -10,7 +10,7 @@ import pytest
 try:
     import numpy as np
     import tvm
-    from tvm import auto_scheduler, te
+    from tvm import auto_scheduler, te, topi
 except ImportError as e:
     pytest.skip("TVM is not importable (%s): run tests/python/run, which sets up "
                 "<repo>/../shared/tvm when it exists, or put a TVM build on PYTHONPATH" % e,
@@ -38,6 +38,12 @@ def matmul(N, L, M, dtype):  # measurerd's matmul(N, L, M, dtype): the same stag
 @auto_scheduler.register_workload("tvm_only_matmul")
 def tvm_only_matmul(n):
     return matmul(n, n, n, "float32")
+
+
+@auto_scheduler.register_workload("tvm_truncmod")
+def tvm_truncmod(n):  # truncated remainder: measurerd's IR has floormod only
+    A = te.placeholder((n,), name="A", dtype="int32")
+    return [A, te.compute((n,), lambda i: tvm.tir.truncmod(A[i], 3), name="B")]
 
 
 def matmul_task(n=N):
@@ -106,28 +112,43 @@ def test_local_builder_and_runner_still_work_beside_the_adapters(daemon):
     assert int(r.error_no) == 0
 
 
-def test_a_workload_measurerd_does_not_know_is_a_clear_error(daemon):
-    runner = measurerd.tvm.Runner(daemon.socket, verbose=0)
-    task = auto_scheduler.SearchTask(func="tvm_only_matmul", args=(16,), target=TARGET)
-    inputs = [auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())]
-    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match='"tvm_only_matmul"') as e:
-        runner.measure(inputs)
-    assert "matmul" in str(e.value) and '["tvm_only_matmul", 16]' in str(e.value)
-
-    tensors = matmul(8, 8, 8, "float32")
+def test_workloads_measurerd_does_not_know_go_inline_as_their_dag(daemon):
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
+    named = auto_scheduler.SearchTask(func="tvm_only_matmul", args=(16,), target=TARGET)
+    d = te.placeholder((1, 3, 8, 8), name="data")
+    w = te.placeholder((4, 3, 3, 3), name="kernel")
+    tensors = [d, w, topi.nn.relu(topi.nn.conv2d_nchw(d, w, 1, 1, 1))]
     key = auto_scheduler.ComputeDAG(tensors).workload_key()
     auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
     dag_task = auto_scheduler.SearchTask(workload_key=key, target=TARGET)
-    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tensor workload .*not a function workload"):
-        runner.check_task(dag_task)
+    for task in (named, dag_task):
+        policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=3)
+        states = [task.compute_dag.get_init_state()] + list(
+            policy.sample_initial_population())[:3]
+        results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
+        assert [int(r.error_no) for r in results] == [0] * len(states), \
+            [str(r.error_msg) for r in results]
+    assert isinstance(runner._state.workloads[key], measurerd.TensorWorkload)
 
 
-def test_tuning_a_workload_measurerd_does_not_know_stops_with_that_error(daemon):
-    task = auto_scheduler.SearchTask(func="tvm_only_matmul", args=(8,), target=TARGET)
+def test_a_workload_measurerd_cannot_take_is_a_clear_error(daemon):
+    task = auto_scheduler.SearchTask(func="tvm_only_matmul", args=(16,), target=TARGET)
+    no_inline = measurerd.tvm.Runner(daemon.socket, verbose=0, inline=False)
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match='"tvm_only_matmul"') as e:
+        no_inline.measure([auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())])
+    assert "matmul" in str(e.value) and '["tvm_only_matmul", 16]' in str(e.value)
+
+    truncmod = auto_scheduler.SearchTask(func="tvm_truncmod", args=(16,), target=TARGET)
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tvm_truncmod.*Mod"):
+        measurerd.tvm.Runner(daemon.socket, verbose=0).check_task(truncmod)
+
+
+def test_tuning_a_workload_measurerd_cannot_take_stops_with_that_error(daemon):
+    task = auto_scheduler.SearchTask(func="tvm_truncmod", args=(8,), target=TARGET)
     options = auto_scheduler.TuningOptions(
         num_measure_trials=2, num_measures_per_round=2, builder=measurerd.tvm.Builder(),
         runner=measurerd.tvm.Runner(daemon.socket, verbose=0), verbose=0)
-    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tvm_only_matmul"):
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tvm_truncmod"):
         task.tune(options, search_policy=auto_scheduler.EmptyPolicy(task))
 
 

@@ -89,3 +89,27 @@ def test_state_forms():
     steps = [["SP", 2, 0, 64, [16], 1]]
     assert state_text(steps) == state_text([[], steps]) == state_text('[["SP", 2, 0, 64, [16], 1]]')
     assert state_text([]) == "[]"
+
+
+def _doc_example():
+    """proto-docs/dag-format.md's example: A[4] and B(i) = A[i] + 1.0f."""
+    from measurerd.dag import DagWriter
+    w = DagWriter()
+    a = w.placeholder("A", "float32", [4])
+    i = w.var("i", "int32")
+    body = w.binary("float32", "+", w.tensor_read("float32", a, [i]), w.float_imm("float32", 1.0))
+    return w.archive([a, w.compute("B", "", "float32", [(i, 0, 4)], body)])
+
+
+def test_dag_archive_is_the_documented_binary_form():
+    assert _doc_example() == bytes.fromhex(" ".join([
+        "4d 52 44 44 41 47 01 00",                           # magic, version 1
+        "06",                                                # 6 nodes
+        "00 01 41 03 01 04 00 00 00 00 00 00 00",            # placeholder "A" float32 [4]
+        "04 01 69 01",                                       # var "i" int32
+        "0a 03 00 01 01",                                    # tensor_read of 0 at [1]
+        "03 03 00 00 00 00 00 00 f0 3f",                     # float_imm 1.0
+        "05 03 00 02 02 03",                                 # binary + [2, 3]
+        "01 01 42 00 03 01 01 00 00 00 00 00 00 00 00"       # compute "B", axis (1, 0, 4),
+        "   04 00 00 00 00 00 00 00 04",                     # body 4
+        "02 00 05"]))                                        # tensors 0, 5

@@ -13,7 +13,8 @@ from .client import CANCELLED_MESSAGE, Client, default_socket_path
 from .errors import (ConnectError, DaemonGone, MeasurerdError, PeerNotAllowed, ProtocolError,
                      RequestRefused, ServerError, ShuttingDown)
 from .records import Record, RecordError, append_records, best_records, make_record, read_records
-from .task import DEFAULT_TARGET, FunctionWorkload, HardwareParams, Task, task_to_binary
+from .task import (DEFAULT_TARGET, FunctionWorkload, HardwareParams, Task, TensorWorkload,
+                   task_to_binary)
 from .wire import (ErrorCode, MeasureErrorNo, MeasureOptions, MeasureResult, Status,
                    TimingPolicy, Welcome)
 
@@ -23,7 +24,7 @@ __all__ = [
     "CANCELLED_MESSAGE", "Client", "ConnectError", "DEFAULT_TARGET", "DaemonGone", "ErrorCode",
     "FunctionWorkload", "HardwareParams", "MeasureErrorNo", "MeasureOptions", "MeasureResult",
     "MeasurerdError", "PeerNotAllowed", "ProtocolError", "Record", "RecordError",
-    "RequestRefused", "ServerError", "ShuttingDown", "Status", "Task", "TimingPolicy", "Welcome",
+    "RequestRefused", "ServerError", "ShuttingDown", "Status", "Task", "TensorWorkload", "TimingPolicy", "Welcome",
     "append_records", "best_records", "default_socket_path", "make_record", "read_records",
     "task_to_binary",
 ]

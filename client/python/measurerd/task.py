@@ -2,9 +2,10 @@
 parameters, serialized as the opaque task bytes of a MeasureRequest (common/measure/task.h and
 common/registry/workload_codec.h describe the layout).
 
-Only function workloads are written from Python: a registered workload called by name with
-arguments, which every worker rebuilds from its own registry (TVM's ``make_workload_key``
-form, ``["matmul", 512, 512, 512, "float32"]``).
+A workload is a function workload, a registered workload called by name with arguments, which
+every worker rebuilds from its own registry (TVM's ``make_workload_key`` form,
+``["matmul", 512, 512, 512, "float32"]``), or a tensor workload carrying its whole tensor list
+as one DAG archive (measurerd.dag).
 """
 
 import json
@@ -54,16 +55,28 @@ class FunctionWorkload:
 
 
 @dataclass
+class TensorWorkload:
+    """A workload given as its tensors: a DAG archive (measurerd.dag) under a key (TVM's key
+    of the same workload, so that records name it as TVM does)."""
+
+    workload_key: str
+    archive: bytes
+
+    def key(self) -> str:
+        return self.workload_key
+
+
+@dataclass
 class Task:
-    workload: FunctionWorkload
+    workload: Union[FunctionWorkload, TensorWorkload]
     target: str = DEFAULT_TARGET
     hardware: HardwareParams = field(default_factory=HardwareParams)
 
 
-def as_workload(w) -> FunctionWorkload:
+def as_workload(w):
     """A FunctionWorkload from one, a key string, a (name, *args) sequence, or a task-file dict
-    ``{"function": name, "args": [...]}``."""
-    if isinstance(w, FunctionWorkload):
+    ``{"function": name, "args": [...]}``; a TensorWorkload as it is."""
+    if isinstance(w, (FunctionWorkload, TensorWorkload)):
         return w
     if isinstance(w, str):
         return FunctionWorkload.from_key(w)
@@ -91,7 +104,11 @@ def _u32_str(s: str) -> bytes:
     return struct.pack("<I", len(b)) + b
 
 
-def workload_to_binary(w: FunctionWorkload) -> bytes:
+def workload_to_binary(w) -> bytes:
+    if isinstance(w, TensorWorkload):
+        key = w.workload_key.encode()
+        return b"".join([b"MRDW", bytes([1, 2]), struct.pack("<I", len(key)), key,
+                         struct.pack("<Q", len(w.archive)), w.archive])
     if not w.name:
         raise ValueError("a function workload needs a name")
     if len(w.args) > MAX_WORKLOAD_ARGS:

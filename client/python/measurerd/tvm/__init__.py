@@ -28,7 +28,7 @@ except ImportError as e:  # pragma: no cover - exercised where TVM is absent
 
 from .auto_scheduler import (Builder, Runner, UnsupportedTarget, UnsupportedWorkload,
                              measure_inputs, tuning_options)
-from . import meta_schedule
+from . import dag, meta_schedule
 
-__all__ = ["Builder", "Runner", "UnsupportedTarget", "UnsupportedWorkload", "measure_inputs",
-           "meta_schedule", "tuning_options"]
+__all__ = ["Builder", "Runner", "UnsupportedTarget", "UnsupportedWorkload", "dag",
+           "measure_inputs", "meta_schedule", "tuning_options"]

@@ -19,11 +19,13 @@ either wraps TVM's ``auto_scheduler.local_builder.build`` and ``auto_scheduler.r
 with functions that handle those names here and pass every other builder and runner on to
 TVM's own, unchanged: LocalBuilder, LocalRunner and RPCRunner keep working in the same process.
 
-Workloads: measurerd's workers rebuild a workload from their own registry, so a TVM workload
-is measured when it is registered by function name (``auto_scheduler.register_workload("NAME")``)
-and NAME is one of measurerd's function workloads (``measurer workloads``) with the same
-arguments and the same computation (stages, iterators and their order), e.g. ``matmul(N, L, M,
-dtype)``. Any other workload raises UnsupportedWorkload naming it and saying why.
+Workloads: a TVM workload registered by function name (``auto_scheduler.register_workload(
+"NAME")``) whose NAME is one of measurerd's function workloads (``measurer workloads``) goes by
+name, and measurerd's workers rebuild it from their registry: it must take the same arguments
+and compute the same stages with the same iterators, e.g. ``matmul(N, L, M, dtype)``. Any other
+workload (a TVM-only function, one registered from tensors) goes inline, as its ComputeDAG's
+tensors in measurerd's DAG archive (measurerd.tvm.dag); one whose DAG uses what measurerd's IR
+lacks raises UnsupportedWorkload naming the workload and the construct.
 """
 
 import itertools
@@ -42,8 +44,9 @@ from tvm.auto_scheduler.measure import MeasureResult as TvmMeasureResult
 
 from ..client import Client
 from ..errors import MeasurerdError
-from ..task import FunctionWorkload, HardwareParams, Task
+from ..task import FunctionWorkload, HardwareParams, Task, TensorWorkload
 from ..wire import MeasureOptions, MeasureResult
+from .dag import UnsupportedExpression, dag_archive
 
 _MARK = "measurerd"
 _BUILD_FUNC = "auto_scheduler.local_builder.build"
@@ -102,11 +105,13 @@ class Builder(ProgramBuilder):
 
 
 class _RunnerState:
-    def __init__(self, socket, options: MeasureOptions, verbose: int):
+    def __init__(self, socket, options: MeasureOptions, verbose: int, inline: bool):
         self.client = Client(socket, client_name="measurerd.tvm")
         self.options = options
         self.verbose = verbose
+        self.inline = inline
         self.known = None
+        self.workloads = {}  # TVM workload key -> measurerd workload
         self.warned_build = False
 
     def known_workloads(self) -> List[str]:
@@ -116,27 +121,9 @@ class _RunnerState:
 
     def task_of(self, tvm_task) -> Task:
         key = str(tvm_task.workload_key)
-        how = ("measurerd rebuilds a workload from its own registry by function name: register "
-               "the TVM workload with auto_scheduler.register_workload(\"NAME\") under one of "
-               "measurerd's names (%s) with the same arguments and the same computation"
-               % ", ".join(self.known_workloads()))
-        if _is_dag_key(key):
-            raise UnsupportedWorkload(
-                "workload %s cannot be measured by measurerd: it is a tensor workload "
-                "(registered from a ComputeDAG or tensors; its key is the DAG's hash), not a "
-                "function workload. %s" % (key, how))
-        try:
-            workload = FunctionWorkload.from_key(key)
-        except ValueError as e:
-            raise UnsupportedWorkload("workload %s cannot be measured by measurerd: %s, not a "
-                                      "function workload. %s" % (key, e, how)) from None
-        if workload.name not in self.known_workloads():
-            raise UnsupportedWorkload(
-                "workload %s cannot be measured by measurerd: measurerd has no function "
-                "workload \"%s\"; it knows %s (`measurer workloads` lists their arguments). "
-                "Register the TVM workload under one of these names, with the same arguments "
-                "and the same computation" % (key, workload.name,
-                                              ", ".join(self.known_workloads())))
+        workload = self.workloads.get(key)
+        if workload is None:
+            workload = self.workloads[key] = self._workload_of(key, tvm_task)
         kind = tvm_task.target.kind.name
         if kind not in CPU_TARGET_KINDS:
             raise UnsupportedTarget(
@@ -146,6 +133,38 @@ class _RunnerState:
         return Task(workload, str(tvm_task.target).strip(),
                     HardwareParams(int(hw.num_cores), int(hw.vector_unit_bytes),
                                    int(hw.cache_line_bytes)))
+
+    def _workload_of(self, key: str, tvm_task):
+        """measurerd's function workload of the same name, else the task's DAG inline."""
+        function = None
+        if not _is_dag_key(key):
+            try:
+                function = FunctionWorkload.from_key(key)
+            except ValueError:
+                pass
+        if function is not None and function.name in self.known_workloads():
+            return function
+        if function is not None:
+            why = "measurerd has no function workload \"%s\"" % function.name
+        elif _is_dag_key(key):
+            why = ("it is a tensor workload (registered from a ComputeDAG or tensors; its key "
+                   "is the DAG's hash)")
+        else:
+            why = "its key is not a function workload's"
+        how = ("register the TVM workload with auto_scheduler.register_workload(\"NAME\") under "
+               "one of measurerd's function workloads (%s; `measurer workloads` lists their "
+               "arguments) with the same arguments and the same computation"
+               % ", ".join(self.known_workloads()))
+        if not self.inline:
+            raise UnsupportedWorkload("workload %s cannot be measured by measurerd: %s, and "
+                                      "this Runner sends no DAG inline (inline=False); %s"
+                                      % (key, why, how))
+        try:
+            return TensorWorkload(key, dag_archive(tvm_task.compute_dag.tensors))
+        except UnsupportedExpression as e:
+            raise UnsupportedWorkload("workload %s cannot be measured by measurerd: %s, and its "
+                                      "ComputeDAG cannot be sent inline: %s is not in "
+                                      "measurerd's IR. Otherwise, %s" % (key, why, e, how)) from None
 
     def run(self, inputs, build_results) -> List[TvmMeasureResult]:
         if not self.warned_build and any(str(b.filename) for b in build_results):
@@ -183,15 +202,20 @@ class Runner(ProgramRunner):
     (`timeout` is the run timeout), plus `build_timeout` (LocalBuilder's timeout) and
     `check_correctness` (compare with measurerd's reference interpreter: WRONG_ANSWER).
 
+    A workload registered by a function name measurerd knows goes by name; any other (a
+    TVM-only function, a workload registered from tensors) goes as its ComputeDAG, inline,
+    unless `inline` is False.
+
     Connects at once (ConnectError, PeerNotAllowed when measurerd is unreachable or refuses).
-    During tuning, a workload measurerd cannot rebuild raises UnsupportedWorkload, a target it
-    does not measure UnsupportedTarget, and a daemon that goes away DaemonGone: each stops
-    the tuning with that error. Measurement failures are MeasureResults with TVM's error_no."""
+    During tuning, a workload measurerd can neither rebuild by name nor take inline raises
+    UnsupportedWorkload, a target it does not measure UnsupportedTarget, and a daemon that goes
+    away DaemonGone: each stops the tuning with that error. Measurement failures are
+    MeasureResults with TVM's error_no."""
 
     def __init__(self, socket: Optional[str] = None, timeout: float = 10, number: int = 3,
                  repeat: int = 1, min_repeat_ms: int = 100, cooldown_interval: float = 0.0,
                  enable_cpu_cache_flush: bool = False, build_timeout: float = 15,
-                 check_correctness: bool = False, verbose: int = 1):
+                 check_correctness: bool = False, verbose: int = 1, inline: bool = True):
         _install()
         if enable_cpu_cache_flush:  # as LocalRunner
             number, min_repeat_ms = 1, 0
@@ -200,7 +224,7 @@ class Runner(ProgramRunner):
                                  enable_cpu_cache_flush=enable_cpu_cache_flush,
                                  build_timeout=build_timeout, run_timeout=timeout,
                                  check_correctness=check_correctness)
-        state = _RunnerState(socket, options, verbose)
+        state = _RunnerState(socket, options, verbose, inline)
         key = "%s:%d" % (_MARK, next(_ids))
         _runners[key] = state
         self.__init_handle_by_constructor__(
