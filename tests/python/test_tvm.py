@@ -131,6 +131,37 @@ def test_workloads_measurerd_does_not_know_go_inline_as_their_dag(daemon):
     assert isinstance(runner._state.workloads[key], measurerd.TensorWorkload)
 
 
+def test_tune_a_tvm_only_workload_inline(daemon, tmp_path):
+    """A conv2d + relu known to TVM only (registered from its tensors): tuned through measurerd
+    as an inline DAG, its best record built by TVM computes what the default schedule does."""
+    d = te.placeholder((1, 4, 10, 10), name="data")
+    w = te.placeholder((8, 4, 3, 3), name="kernel")
+    tensors = [d, w, topi.nn.relu(topi.nn.conv2d_nchw(d, w, 1, 1, 1))]
+    key = auto_scheduler.ComputeDAG(tensors).workload_key()
+    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
+    task = auto_scheduler.SearchTask(
+        workload_key=key, target=TARGET,
+        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+    log = str(tmp_path / "conv.log")
+    task.tune(auto_scheduler.TuningOptions(
+        num_measure_trials=16, num_measures_per_round=16, builder=measurerd.tvm.Builder(),
+        runner=measurerd.tvm.Runner(daemon.socket, verbose=0, **FAST),
+        measure_callbacks=[auto_scheduler.RecordToFile(log)], verbose=0))
+    pairs = list(auto_scheduler.load_records(log))
+    assert len(pairs) == 16
+    assert [int(r.error_no) for _, r in pairs] == [0] * 16
+
+    data = np.random.uniform(size=(1, 4, 10, 10)).astype("float32")
+    kernel = np.random.uniform(size=(8, 4, 3, 3)).astype("float32")
+    outs = []
+    for sch, args in (task.apply_best(log), task.compute_dag.apply_steps_from_state(
+            task.compute_dag.get_init_state())):
+        out = tvm.nd.empty((1, 8, 10, 10), "float32")
+        tvm.build(sch, args, TARGET)(tvm.nd.array(data), tvm.nd.array(kernel), out)
+        outs.append(out.numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-4)
+
+
 def test_a_workload_measurerd_cannot_take_is_a_clear_error(daemon):
     task = auto_scheduler.SearchTask(func="tvm_only_matmul", args=(16,), target=TARGET)
     no_inline = measurerd.tvm.Runner(daemon.socket, verbose=0, inline=False)
