@@ -4,9 +4,10 @@ private daemon with W workers) and once through TVM's LocalBuilder(n_parallel=P)
 LocalRunner, with the same seeds, trials and measure options (TVM's defaults: number=3,
 repeat=1, min_repeat_ms=100, run timeout 10 s, build timeout 15 s), num_cores 1,
 TVM_NUM_THREADS=1 and the target llvm -mcpu=<this CPU>. The seeds make the first round's
-candidates the same for both runs. Prints per run: wall time of task.tune (search included),
-results by error (with their messages), best GFLOP/s (from each log, as that run measured
-it), and how many measured states the two runs share."""
+candidates the same for both runs. Prints per run: wall time of task.tune (search included)
+and the part of it spent in the builder and runner, results by error (with their messages),
+best GFLOP/s (from each log, as that run measured it), and how many measured states the two
+runs share."""
 
 import argparse
 import collections
@@ -38,6 +39,28 @@ def matmul(N, L, M, dtype):  # measurerd's matmul(N, L, M, dtype)
     k = te.reduce_axis((0, L), name="k")
     C = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
     return [A, B, C]
+
+
+class MeasureClock:
+    """Seconds spent in TVM's builder and runner functions (the measurement part of a tuning
+    run; the rest is search): wraps them, passing every call on."""
+
+    NAMES = ("auto_scheduler.local_builder.build", "auto_scheduler.local_runner.run",
+             "auto_scheduler.rpc_runner.run")
+
+    def __init__(self):
+        self.seconds = 0.0
+        for name in self.NAMES:
+            self._wrap(name, tvm.get_global_func(name))
+
+    def _wrap(self, name, inner):
+        def timed(*args):
+            start = time.time()
+            try:
+                return inner(*args)
+            finally:
+                self.seconds += time.time() - start
+        tvm.register_func(name, timed, override=True)
 
 
 def start_daemon(build, workers, directory):
@@ -77,7 +100,7 @@ ERROR_NAMES = {v: k for k, v in vars(auto_scheduler.measure.MeasureErrorNo).item
                if isinstance(v, int)}
 
 
-def summarize(name, log, seconds, flop, messages):
+def summarize(name, log, seconds, measuring, flop, messages):
     pairs = list(auto_scheduler.load_records(log))
     errors = collections.Counter()
     best = None
@@ -90,8 +113,8 @@ def summarize(name, log, seconds, flop, messages):
             best = cost if best is None else min(best, cost)
     err = ", ".join("%d x %s" % (n, k) for k, n in sorted(errors.items())) or "no errors"
     gflops = flop / best / 1e9 if best else 0.0
-    print("%-10s %6.1f s wall  %3d results  %-30s best %.2f GFLOP/s" %
-          (name, seconds, len(pairs), err, gflops))
+    print("%-10s %6.1f s wall (%5.1f s measuring)  %3d results  %-18s best %.2f GFLOP/s" %
+          (name, seconds, measuring, len(pairs), err, gflops))
     for (e, m), n in messages.most_common(5):
         print("           %d x %s: %s" % (n, ERROR_NAMES.get(e, e), m))
     return {json.dumps(r.steps) for r in records.read_records(log)}
@@ -127,6 +150,8 @@ def main():
              measurerd.Client(sock).welcome.cpu_model))
     try:
         steps = {}
+        measurerd.tvm.Builder()  # measurerd's functions are installed, then timed with TVM's
+        clock = MeasureClock()
         for which in args.order.split(","):
             log = os.path.join(tmp, "tune-%s.json" % which)
             if which == "measurerd":
@@ -144,10 +169,11 @@ def main():
             random.seed(args.seed)
             np.random.seed(args.seed)
             policy = auto_scheduler.SketchPolicy(task, seed=args.seed, verbose=0)
+            clock.seconds = 0.0
             start = time.time()
             task.tune(options, search_policy=policy)
-            steps[which] = summarize(which, log, time.time() - start, task.compute_dag.flop_ct,
-                                     messages.seen)
+            steps[which] = summarize(which, log, time.time() - start, clock.seconds,
+                                     task.compute_dag.flop_ct, messages.seen)
         if len(steps) == 2:
             a, b = steps.values()
             print("states measured by both runs: %d of %d" % (len(a & b), len(a | b)))
