@@ -4,7 +4,6 @@ measurer CLI read."""
 
 import json
 import os
-import signal
 import subprocess
 import threading
 

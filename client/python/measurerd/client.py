@@ -14,7 +14,7 @@ import time
 from typing import Callable, List, Optional
 
 from . import wire
-from .errors import ConnectError, DaemonGone, ProtocolError, ServerError, server_error
+from .errors import ConnectError, DaemonGone, ProtocolError, server_error
 from .records import append_records, make_record
 from .task import HardwareParams, Task, as_task, state_text, task_to_binary
 from .wire import ErrorCode, MeasureErrorNo, MeasureOptions, MeasureResult, MessageType
