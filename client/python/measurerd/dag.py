@@ -1,0 +1,107 @@
+"""The DAG archive (proto-docs/dag-format.md, binary form, version 1): a workload's whole
+tensor list as one table of nodes, each referring only to earlier ones by id, so that shared
+nodes stay shared. DagWriter appends nodes and returns their ids; the caller emits operands
+before the nodes that use them.
+"""
+
+import struct
+from typing import List, Sequence, Tuple
+
+DTYPES = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
+BINARY_OPS = {"+": 0, "-": 1, "*": 2, "/": 3, "floordiv": 4, "floormod": 5, "min": 6, "max": 7,
+              "==": 8, "!=": 9, "<": 10, "<=": 11, ">": 12, ">=": 13, "&&": 14, "||": 15}
+CALL_OPS = {"exp": 0, "log": 1, "sqrt": 2, "tanh": 3, "sigmoid": 4, "fabs": 5, "pow": 6,
+            "if_then_else": 7, "likely": 8}
+REDUCE_OPS = {"sum": 0, "max": 1, "min": 2}
+
+_PLACEHOLDER, _COMPUTE, _INT, _FLOAT, _VAR, _BINARY, _NOT, _SELECT, _CAST, _CALL, _READ, \
+    _REDUCE = range(12)
+
+IterVar = Tuple[int, int, int]  # (var id, min, extent)
+
+
+def _varint(v: int) -> bytes:
+    if v < 0:
+        raise ValueError("a varint is unsigned")
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _string(s: str) -> bytes:
+    b = s.encode()
+    return _varint(len(b)) + b
+
+
+class DagWriter:
+    def __init__(self):
+        self._nodes: List[bytes] = []
+
+    def _add(self, kind: int, *fields: bytes) -> int:
+        self._nodes.append(bytes([kind]) + b"".join(fields))
+        return len(self._nodes) - 1
+
+    @staticmethod
+    def _dtype(d: str) -> bytes:
+        if d not in DTYPES:
+            raise ValueError("dtype %s is not one of %s" % (d, ", ".join(DTYPES)))
+        return bytes([DTYPES[d]])
+
+    @staticmethod
+    def _ids(ids: Sequence[int]) -> bytes:
+        return _varint(len(ids)) + b"".join(_varint(i) for i in ids)
+
+    @staticmethod
+    def _axis(axis: Sequence[IterVar]) -> bytes:
+        return _varint(len(axis)) + b"".join(_varint(v) + struct.pack("<qq", lo, ext)
+                                             for v, lo, ext in axis)
+
+    def placeholder(self, name: str, dtype: str, shape: Sequence[int]) -> int:
+        return self._add(_PLACEHOLDER, _string(name), self._dtype(dtype),
+                         _varint(len(shape)) + b"".join(struct.pack("<q", d) for d in shape))
+
+    def compute(self, name: str, tag: str, dtype: str, axis: Sequence[IterVar], body: int) -> int:
+        return self._add(_COMPUTE, _string(name), _string(tag), self._dtype(dtype),
+                         self._axis(axis), _varint(body))
+
+    def int_imm(self, dtype: str, value: int) -> int:
+        return self._add(_INT, self._dtype(dtype), struct.pack("<q", value))
+
+    def float_imm(self, dtype: str, value: float) -> int:
+        return self._add(_FLOAT, self._dtype(dtype), struct.pack("<d", value))
+
+    def var(self, name: str, dtype: str) -> int:
+        return self._add(_VAR, _string(name), self._dtype(dtype))
+
+    def binary(self, dtype: str, op: str, a: int, b: int) -> int:
+        return self._add(_BINARY, self._dtype(dtype), bytes([BINARY_OPS[op]]), self._ids([a, b]))
+
+    def not_(self, a: int) -> int:
+        return self._add(_NOT, self._dtype("bool"), self._ids([a]))
+
+    def select(self, dtype: str, cond: int, then: int, other: int) -> int:
+        return self._add(_SELECT, self._dtype(dtype), self._ids([cond, then, other]))
+
+    def cast(self, dtype: str, a: int) -> int:
+        return self._add(_CAST, self._dtype(dtype), self._ids([a]))
+
+    def call(self, dtype: str, op: str, args: Sequence[int]) -> int:
+        return self._add(_CALL, self._dtype(dtype), bytes([CALL_OPS[op]]), self._ids(args))
+
+    def tensor_read(self, dtype: str, op: int, indices: Sequence[int]) -> int:
+        return self._add(_READ, self._dtype(dtype), _varint(op), self._ids(indices))
+
+    def reduce(self, dtype: str, op: str, axis: Sequence[IterVar], operands: Sequence[int]) -> int:
+        return self._add(_REDUCE, self._dtype(dtype), bytes([REDUCE_OPS[op]]), self._axis(axis),
+                         self._ids(operands))
+
+    def archive(self, tensors: Sequence[int]) -> bytes:
+        """The archive of every node added, with `tensors` (inputs, then outputs) as its list."""
+        return (b"MRDDAG" + struct.pack("<H", 1) + _varint(len(self._nodes))
+                + b"".join(self._nodes) + self._ids(tensors))

@@ -1,0 +1,140 @@
+"""A TVM ComputeDAG's tensors as measurerd's DAG archive, so that a workload measurerd's
+registry does not have (a TVM-only function, or one registered from tensors) is sent inline.
+
+Covers what measurerd's IR has: placeholders and single-output compute ops of bool, int32,
+int64, float32 and float64; arithmetic, comparisons, logic, select, cast, exp, log, sqrt,
+tanh, sigmoid, fabs, pow, if_then_else, likely, tensor reads, and sum/max/min reductions (with
+a condition). Anything else raises UnsupportedExpression naming it.
+"""
+
+from typing import Dict
+
+import tvm
+from tvm import te, tir
+
+from ..dag import DagWriter
+
+
+class UnsupportedExpression(ValueError):
+    """A TVM construct measurerd's DAG archive cannot express."""
+
+
+_BINARY = [(tir.Add, "+"), (tir.Sub, "-"), (tir.Mul, "*"), (tir.Div, "/"),
+           (tir.FloorDiv, "floordiv"), (tir.FloorMod, "floormod"), (tir.Min, "min"),
+           (tir.Max, "max"), (tir.EQ, "=="), (tir.NE, "!="), (tir.LT, "<"), (tir.LE, "<="),
+           (tir.GT, ">"), (tir.GE, ">="), (tir.And, "&&"), (tir.Or, "||")]
+_CALLS = {"tir.exp": "exp", "tir.log": "log", "tir.sqrt": "sqrt", "tir.tanh": "tanh",
+          "tir.sigmoid": "sigmoid", "tir.fabs": "fabs", "tir.pow": "pow",
+          "tir.if_then_else": "if_then_else", "tir.likely": "likely"}
+
+
+def _key(obj) -> int:
+    return obj.handle.value  # identity: one node per TVM object
+
+
+class _Translator:
+    def __init__(self):
+        self.w = DagWriter()
+        self.ids: Dict[int, int] = {}
+        self.keep = []  # the objects whose addresses key `ids` stay alive
+
+    def _memo(self, obj, make):
+        k = _key(obj)
+        if k not in self.ids:
+            self.ids[k] = make()
+            self.keep.append(obj)
+        return self.ids[k]
+
+    def op(self, op) -> int:
+        def make():
+            if isinstance(op, te.PlaceholderOp):
+                return self.w.placeholder(op.name, str(op.dtype), [_int(d) for d in op.shape])
+            if isinstance(op, te.ComputeOp):
+                if len(op.body) != 1:
+                    raise UnsupportedExpression("compute %s has %d outputs; measurerd's have one"
+                                                % (op.name, len(op.body)))
+                axis = [self.iter_var(iv) for iv in op.axis]
+                body = self.expr(op.body[0])
+                return self.w.compute(op.name, str(op.tag), str(op.output(0).dtype), axis, body)
+            raise UnsupportedExpression("operation %s is a %s; measurerd has placeholders and "
+                                        "compute ops" % (op.name, type(op).__name__))
+        return self._memo(op, make)
+
+    def iter_var(self, iv):
+        dom = iv.dom
+        return (self.var(iv.var), _int(dom.min), _int(dom.extent))
+
+    def var(self, v) -> int:
+        return self._memo(v, lambda: self.w.var(v.name, str(v.dtype)))
+
+    def expr(self, e) -> int:
+        return self._memo(e, lambda: self._expr(e))
+
+    def _expr(self, e) -> int:
+        w = self.w
+        dtype = str(e.dtype)
+        if isinstance(e, tir.IntImm):
+            return w.int_imm(dtype, int(e.value))
+        if isinstance(e, tir.FloatImm):
+            return w.float_imm(dtype, float(e.value))
+        if isinstance(e, tir.Var):
+            return self.var(e)
+        for cls, name in _BINARY:
+            if isinstance(e, cls):
+                return w.binary(dtype, name, self.expr(e.a), self.expr(e.b))
+        if isinstance(e, tir.Not):
+            return w.not_(self.expr(e.a))
+        if isinstance(e, tir.Select):
+            return w.select(dtype, self.expr(e.condition), self.expr(e.true_value),
+                            self.expr(e.false_value))
+        if isinstance(e, tir.Cast):
+            return w.cast(dtype, self.expr(e.value))
+        if isinstance(e, tir.Call):
+            name = _CALLS.get(str(e.op.name)) if isinstance(e.op, tvm.ir.Op) else None
+            if name is None:
+                raise UnsupportedExpression("call %s" % e.op)
+            return w.call(dtype, name, [self.expr(a) for a in e.args])
+        if isinstance(e, tir.ProducerLoad):
+            producer = e.producer
+            if not isinstance(producer, te.Tensor) or producer.value_index != 0:
+                raise UnsupportedExpression("read of %s" % producer)
+            op = self.op(producer.op)
+            return w.tensor_read(dtype, op, [self.expr(i) for i in e.indices])
+        if isinstance(e, tir.Reduce):
+            return self._reduce(e)
+        raise UnsupportedExpression("expression %s (%s)" % (type(e).__name__, e))
+
+    def _reduce(self, e) -> int:
+        if len(e.source) != 1 or int(e.value_index) != 0 or e.init:
+            raise UnsupportedExpression("a reduction of several values or with an init")
+        c = e.combiner
+        result = c.result[0]
+        ops = {tir.Add: "sum", tir.Max: "max", tir.Min: "min"}
+        op = next((n for cls, n in ops.items() if isinstance(result, cls)), None)
+        if op is None or len(c.lhs) != 1:
+            raise UnsupportedExpression("reducer %s; measurerd reduces with sum, max or min" % c)
+        axis = [self.iter_var(iv) for iv in e.axis]
+        operands = [self.expr(e.source[0])]
+        cond = e.condition
+        if not (isinstance(cond, tir.IntImm) and int(cond.value) == 1):
+            operands.append(self.expr(cond))
+        return self.w.reduce(str(e.dtype), op, axis, operands)
+
+
+def _int(v) -> int:
+    if isinstance(v, int):
+        return v
+    if isinstance(v, tir.IntImm):
+        return int(v.value)
+    raise UnsupportedExpression("a symbolic extent %s; measurerd's shapes are constants" % v)
+
+
+def dag_archive(tensors) -> bytes:
+    """The archive of a TVM tensor list (a ComputeDAG's ``tensors``: inputs, then outputs)."""
+    t = _Translator()
+    ids = []
+    for tensor in tensors:
+        if tensor.value_index != 0:
+            raise UnsupportedExpression("output %d of %s" % (tensor.value_index, tensor.op.name))
+        ids.append(t.op(tensor.op))
+    return t.w.archive(ids)

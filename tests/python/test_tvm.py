@@ -1,0 +1,233 @@
+"""measurerd.tvm with the real TVM: TVM's own search policy and cost model tune a matmul
+through measurerd, TVM loads the log and builds the best record, and the same states are
+measured by TVM's LocalRunner and by measurerd side by side. Skipped, saying why, when TVM is
+not importable (tests/python/run sets up ../shared/tvm when it is there)."""
+
+import json
+
+import pytest
+
+try:
+    import numpy as np
+    import tvm
+    from tvm import auto_scheduler, te, topi
+except ImportError as e:
+    pytest.skip("TVM is not importable (%s): run tests/python/run, which sets up "
+                "<repo>/../shared/tvm when it exists, or put a TVM build on PYTHONPATH" % e,
+                allow_module_level=True)
+
+import measurerd
+import measurerd.tvm
+from measurerd import records
+from measurerd.tvm.meta_schedule import MetaScheduleNotSupported
+
+N = 64
+TARGET = "llvm"
+FAST = dict(number=1, repeat=1, min_repeat_ms=20)  # the same for TVM's runner and measurerd's
+
+
+@auto_scheduler.register_workload("matmul")
+def matmul(N, L, M, dtype):  # measurerd's matmul(N, L, M, dtype): the same stages and iterators
+    A = te.placeholder((N, L), name="A", dtype=dtype)
+    B = te.placeholder((L, M), name="B", dtype=dtype)
+    k = te.reduce_axis((0, L), name="k")
+    C = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    return [A, B, C]
+
+
+@auto_scheduler.register_workload("tvm_only_matmul")
+def tvm_only_matmul(n):
+    return matmul(n, n, n, "float32")
+
+
+@auto_scheduler.register_workload("tvm_truncmod")
+def tvm_truncmod(n):  # truncated remainder: measurerd's IR has floormod only
+    A = te.placeholder((n,), name="A", dtype="int32")
+    return [A, te.compute((n,), lambda i: tvm.tir.truncmod(A[i], 3), name="B")]
+
+
+def matmul_task(n=N):
+    return auto_scheduler.SearchTask(
+        func="matmul", args=(n, n, n, "float32"), target=tvm.target.Target(TARGET),
+        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+
+
+def test_tune_through_measurerd_then_load_and_build_the_best_with_tvm(daemon, tmp_path):
+    task = matmul_task()
+    log = str(tmp_path / "matmul.log")
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, **FAST)
+    runner.check_task(task)
+    options = auto_scheduler.TuningOptions(
+        num_measure_trials=32, num_measures_per_round=16, builder=measurerd.tvm.Builder(),
+        runner=runner, measure_callbacks=[auto_scheduler.RecordToFile(log)], verbose=0)
+    task.tune(options)
+
+    pairs = list(auto_scheduler.load_records(log))
+    assert len(pairs) == 32
+    errors = [(int(r.error_no), str(r.error_msg)) for _, r in pairs if int(r.error_no) != 0]
+    assert not errors
+    assert all(str(i.task.workload_key) == task.workload_key for i, _ in pairs)
+    # The same log through measurerd's own reader.
+    assert len(records.read_records(log)) == 32
+
+    sch, args = task.apply_best(log)
+    func = tvm.build(sch, args, TARGET)
+    a = np.random.uniform(size=(N, N)).astype("float32")
+    b = np.random.uniform(size=(N, N)).astype("float32")
+    c = tvm.nd.empty((N, N), "float32")
+    func(tvm.nd.array(a), tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4)
+
+
+def test_the_same_states_with_tvms_local_runner_and_with_measurerd(daemon, capsys):
+    task = matmul_task()
+    policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=7)
+    states = [task.compute_dag.get_init_state()] + list(policy.sample_initial_population())[:7]
+    inputs = [auto_scheduler.MeasureInput(task, s) for s in states]
+
+    built = auto_scheduler.LocalBuilder(n_parallel=2).build(inputs, verbose=0)
+    local = auto_scheduler.LocalRunner(**FAST).run(inputs, built, verbose=0)
+    ours = measurerd.tvm.Runner(daemon.socket, verbose=0, **FAST).measure(inputs)
+
+    rows = []
+    for i, (inp, l, m) in enumerate(zip(inputs, local, ours)):
+        assert int(l.error_no) == 0, str(l.error_msg)
+        assert int(m.error_no) == 0, str(m.error_msg)
+        lc, mc = float(np.mean([float(x) for x in l.costs])), float(np.mean([float(x) for x in m.costs]))
+        rows.append("  %d  %5d steps  TVM LocalRunner %9.2f us  measurerd %9.2f us  ratio %5.2f"
+                    % (i, len(inp.state.transform_steps), lc * 1e6, mc * 1e6, mc / lc))
+    with capsys.disabled():
+        print("\nmatmul %d, %s, TVM_NUM_THREADS=1, number=%d min_repeat_ms=%d:"
+              % (N, TARGET, FAST["number"], FAST["min_repeat_ms"]))
+        print("\n".join(rows))
+
+
+def test_local_builder_and_runner_still_work_beside_the_adapters(daemon):
+    measurerd.tvm.Runner(daemon.socket, verbose=0)  # the adapters are installed
+    task = matmul_task(16)
+    inputs = [auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())]
+    built = auto_scheduler.LocalBuilder(n_parallel=1).build(inputs, verbose=0)
+    assert str(built[0].filename)
+    (r,) = auto_scheduler.LocalRunner(**FAST).run(inputs, built, verbose=0)
+    assert int(r.error_no) == 0
+
+
+def test_workloads_measurerd_does_not_know_go_inline_as_their_dag(daemon):
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
+    named = auto_scheduler.SearchTask(func="tvm_only_matmul", args=(16,), target=TARGET)
+    d = te.placeholder((1, 3, 8, 8), name="data")
+    w = te.placeholder((4, 3, 3, 3), name="kernel")
+    tensors = [d, w, topi.nn.relu(topi.nn.conv2d_nchw(d, w, 1, 1, 1))]
+    key = auto_scheduler.ComputeDAG(tensors).workload_key()
+    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
+    dag_task = auto_scheduler.SearchTask(workload_key=key, target=TARGET)
+    for task in (named, dag_task):
+        policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=3)
+        states = [task.compute_dag.get_init_state()] + list(
+            policy.sample_initial_population())[:3]
+        results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
+        assert [int(r.error_no) for r in results] == [0] * len(states), \
+            [str(r.error_msg) for r in results]
+    assert isinstance(runner._state.workloads[key], measurerd.TensorWorkload)
+
+
+def test_tune_a_tvm_only_workload_inline(daemon, tmp_path):
+    """A conv2d + relu known to TVM only (registered from its tensors): tuned through measurerd
+    as an inline DAG, its best record built by TVM computes what the default schedule does."""
+    d = te.placeholder((1, 4, 10, 10), name="data")
+    w = te.placeholder((8, 4, 3, 3), name="kernel")
+    tensors = [d, w, topi.nn.relu(topi.nn.conv2d_nchw(d, w, 1, 1, 1))]
+    key = auto_scheduler.ComputeDAG(tensors).workload_key()
+    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
+    task = auto_scheduler.SearchTask(
+        workload_key=key, target=TARGET,
+        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+    log = str(tmp_path / "conv.log")
+    task.tune(auto_scheduler.TuningOptions(
+        num_measure_trials=16, num_measures_per_round=16, builder=measurerd.tvm.Builder(),
+        runner=measurerd.tvm.Runner(daemon.socket, verbose=0, **FAST),
+        measure_callbacks=[auto_scheduler.RecordToFile(log)], verbose=0))
+    pairs = list(auto_scheduler.load_records(log))
+    assert len(pairs) == 16
+    assert [int(r.error_no) for _, r in pairs] == [0] * 16
+
+    data = np.random.uniform(size=(1, 4, 10, 10)).astype("float32")
+    kernel = np.random.uniform(size=(8, 4, 3, 3)).astype("float32")
+    outs = []
+    for sch, args in (task.apply_best(log), task.compute_dag.apply_steps_from_state(
+            task.compute_dag.get_init_state())):
+        out = tvm.nd.empty((1, 8, 10, 10), "float32")
+        tvm.build(sch, args, TARGET)(tvm.nd.array(data), tvm.nd.array(kernel), out)
+        outs.append(out.numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-4)
+
+
+def test_a_workload_measurerd_cannot_take_is_a_clear_error(daemon):
+    task = auto_scheduler.SearchTask(func="tvm_only_matmul", args=(16,), target=TARGET)
+    no_inline = measurerd.tvm.Runner(daemon.socket, verbose=0, inline=False)
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match='"tvm_only_matmul"') as e:
+        no_inline.measure([auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())])
+    assert "matmul" in str(e.value) and '["tvm_only_matmul", 16]' in str(e.value)
+
+    truncmod = auto_scheduler.SearchTask(func="tvm_truncmod", args=(16,), target=TARGET)
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tvm_truncmod.*Mod"):
+        measurerd.tvm.Runner(daemon.socket, verbose=0).check_task(truncmod)
+
+
+def test_tuning_a_workload_measurerd_cannot_take_stops_with_that_error(daemon):
+    task = auto_scheduler.SearchTask(func="tvm_truncmod", args=(8,), target=TARGET)
+    options = auto_scheduler.TuningOptions(
+        num_measure_trials=2, num_measures_per_round=2, builder=measurerd.tvm.Builder(),
+        runner=measurerd.tvm.Runner(daemon.socket, verbose=0), verbose=0)
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tvm_truncmod"):
+        task.tune(options, search_policy=auto_scheduler.EmptyPolicy(task))
+
+
+def test_a_daemon_that_went_away_stops_the_runner_with_daemon_gone(own_daemon):
+    runner = measurerd.tvm.Runner(own_daemon.socket, verbose=0, **FAST)
+    task = matmul_task(16)
+    inputs = [auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())]
+    assert int(runner.measure(inputs)[0].error_no) == 0
+    own_daemon.terminate()
+    with pytest.raises(measurerd.DaemonGone):
+        runner.measure(inputs)
+
+
+def test_a_gpu_target_is_a_clear_error(daemon):
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0)
+    task = auto_scheduler.SearchTask(
+        func="matmul", args=(16, 16, 16, "float32"), target="cuda",
+        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 1024, 48 * 1024, 32, 1024, 32))
+    with pytest.raises(measurerd.tvm.UnsupportedTarget, match="host CPU"):
+        runner.check_task(task)
+
+
+def test_measurement_failures_come_back_with_tvms_error_numbers(daemon):
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, **FAST)
+    task = matmul_task(16)
+    good = auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())
+    (r,) = runner.measure([good])
+    assert int(r.error_no) == 0
+    # A state whose steps measurerd refuses: an instantiation error, cost MAX_FLOAT, as TVM.
+    line = auto_scheduler.measure_record.dump_record_to_string(good, r)
+    rec = json.loads(line)
+    rec["i"][1][1] = [["SP", 9, 0, 16, [2], 1]]  # there is no stage 9
+    bad, _ = auto_scheduler.measure_record.load_record_from_string(json.dumps(rec))
+    (e,) = runner.measure([auto_scheduler.MeasureInput(task, bad.state)])
+    assert int(e.error_no) == int(auto_scheduler.measure.MeasureErrorNo.INSTANTIATION_ERROR)
+    assert [float(c) for c in e.costs] == [auto_scheduler.measure.MAX_FLOAT]
+
+
+def test_tuning_options_pairs_the_builder_and_runner(daemon, tmp_path):
+    opts = measurerd.tvm.tuning_options(4, log_file=str(tmp_path / "x.log"),
+                                        socket=daemon.socket, runner_options={"verbose": 0},
+                                        num_measures_per_round=4)
+    assert isinstance(opts, auto_scheduler.TuningOptions)
+    assert opts.num_measure_trials == 4 and len(opts.measure_callbacks) == 1
+
+
+def test_meta_schedule_is_refused_saying_why():
+    for cls in (measurerd.tvm.meta_schedule.Builder, measurerd.tvm.meta_schedule.Runner):
+        with pytest.raises(MetaScheduleNotSupported, match="auto_scheduler"):
+            cls()
+    assert issubclass(MetaScheduleNotSupported, NotImplementedError)
