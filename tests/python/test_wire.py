@@ -76,8 +76,8 @@ def test_task_bytes():
     w = (b"MRDW\x01\x01" + struct.pack("<I", 2) + b"mm" + struct.pack("<I", 3)
          + b"\x01" + struct.pack("<q", 2) + b"\x02" + struct.pack("<d", 1.5)
          + b"\x03" + struct.pack("<I", 3) + b"f32")
-    assert task_to_binary(t) == (b"MRDT\x01" + struct.pack("<I", 4) + b"llvm"
-                                 + struct.pack("<iii", 1, 64, 32) + struct.pack("<Q", len(w)) + w)
+    assert task_to_binary(t) == (b"MRDT\x02" + struct.pack("<I", 4) + b"llvm"
+                                 + struct.pack("<iii", 1, 64, 32) + b"\x01" + struct.pack("<Q", len(w)) + w)
     assert FunctionWorkload.from_key(t.workload.key()) == t.workload
     with pytest.raises(TypeError):
         task_to_binary(Task(FunctionWorkload("mm", [True])))

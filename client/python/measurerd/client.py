@@ -242,7 +242,7 @@ class Client:
         hw = task.hardware
         if hw.num_cores == 0:
             hw = HardwareParams(self.welcome.cores, hw.vector_unit_bytes, hw.cache_line_bytes)
-        logged = Task(task.workload, task.target, hw)
+        logged = Task(task.workload, task.target, hw, task.layout_rewrite_option)
 
         def log_and_pass(index, result):
             if not result.cancelled:

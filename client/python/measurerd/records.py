@@ -52,7 +52,8 @@ class Record:
 
     def task(self) -> Task:
         """The task this record measured; ValueError unless its key is a function workload's."""
-        return Task(FunctionWorkload.from_key(self.workload_key), self.target, self.hardware)
+        return Task(FunctionWorkload.from_key(self.workload_key), self.target, self.hardware,
+                    self.layout_rewrite_option)
 
     def result(self) -> MeasureResult:
         return MeasureResult(costs=list(self.costs), error_no=self.error_no,
@@ -67,7 +68,7 @@ def make_record(task: Task, state, result: MeasureResult) -> Record:
                                           task.hardware.cache_line_bytes),
                   steps=json.loads(state_text(state)), costs=list(result.costs),
                   error_no=int(result.error_no), all_cost=result.all_cost,
-                  timestamp=result.timestamp)
+                  timestamp=result.timestamp, layout_rewrite_option=task.layout_rewrite_option)
 
 
 def _number(v: float) -> str:

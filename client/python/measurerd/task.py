@@ -71,6 +71,9 @@ class Task:
     workload: Union[FunctionWorkload, TensorWorkload]
     target: str = DEFAULT_TARGET
     hardware: HardwareParams = field(default_factory=HardwareParams)
+    #: TVM's LayoutRewriteOption: 1 (TVM's default for llvm) inserts a layout transform
+    #: stage for layout-free inputs (dense's weight), 0 none.
+    layout_rewrite_option: int = 1
 
 
 def as_workload(w):
@@ -94,7 +97,7 @@ def as_task(task_or_workload, target=None, hardware=None) -> Task:
     if isinstance(task_or_workload, Task):
         t = task_or_workload
         return Task(t.workload, target if target is not None else t.target,
-                    hardware if hardware is not None else t.hardware)
+                    hardware if hardware is not None else t.hardware, t.layout_rewrite_option)
     return Task(as_workload(task_or_workload), target if target is not None else DEFAULT_TARGET,
                 hardware if hardware is not None else HardwareParams())
 
@@ -137,9 +140,11 @@ def task_to_binary(t: Task) -> bytes:
         raise ValueError("target of %d bytes exceeds %d" % (len(target), MAX_TARGET_BYTES))
     h = t.hardware
     w = workload_to_binary(t.workload)
-    return b"".join([b"MRDT", b"\x01", struct.pack("<I", len(target)), target,
+    if t.layout_rewrite_option not in (0, 1):
+        raise ValueError("layout_rewrite_option %r: measurerd supports 0 and 1" % (t.layout_rewrite_option,))
+    return b"".join([b"MRDT", b"\x02", struct.pack("<I", len(target)), target,
                      struct.pack("<iii", h.num_cores, h.vector_unit_bytes, h.cache_line_bytes),
-                     struct.pack("<Q", len(w)), w])
+                     bytes([t.layout_rewrite_option]), struct.pack("<Q", len(w)), w])
 
 
 def state_text(state) -> str:

@@ -132,7 +132,8 @@ class _RunnerState:
         hw = tvm_task.hardware_params
         return Task(workload, str(tvm_task.target).strip(),
                     HardwareParams(int(hw.num_cores), int(hw.vector_unit_bytes),
-                                   int(hw.cache_line_bytes)))
+                                   int(hw.cache_line_bytes)),
+                    int(tvm_task.layout_rewrite_option))
 
     def _workload_of(self, key: str, tvm_task):
         """measurerd's function workload of the same name, else the task's DAG inline."""
