@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/codegen/free_symbols.h"
 #include "common/codegen/llvm_target_machine.h"
 #include "common/ir/expr_functor.h"
 #include "common/ir/stmt_functor.h"
@@ -42,57 +43,6 @@ int log2_exact(int64_t v) {
   return n;
 }
 
-/// Variables and buffers a parallel body uses that are defined outside it.
-struct FreeSymbols {
-  std::vector<const VarNode*> vars;
-  std::vector<const BufferNode*> buffers;
-};
-
-class FreeSymbolFinder : public StmtVisitor {
- public:
-  /// The free symbols of `s`, the body of a loop over `loop_var`.
-  FreeSymbols run(const Stmt& s, const VarNode* loop_var) {
-    bound_.insert(loop_var);
-    visit(s);
-    return out_;
-  }
-
- protected:
-  void visit_expr(const Expr& e) override {
-    post_order_visit(e, [&](const Expr& x) {
-      if (const VarNode* v = x.as<VarNode>()) use_var(v);
-      if (const BufferLoadNode* l = x.as<BufferLoadNode>()) use_buffer(l->buffer.get());
-    });
-  }
-  void visit_(const ForNode* op, const Stmt& self) override {
-    bound_.insert(op->var.as<VarNode>());
-    StmtVisitor::visit_(op, self);
-  }
-  void visit_(const LetNode* op, const Stmt& self) override {
-    visit_expr(op->value);
-    bound_.insert(op->var.as<VarNode>());
-    visit(op->body);
-  }
-  void visit_(const AllocateNode* op, const Stmt& self) override {
-    local_.insert(op->buffer.get());
-    StmtVisitor::visit_(op, self);
-  }
-  void visit_(const StoreNode* op, const Stmt& self) override {
-    use_buffer(op->buffer.get());
-    StmtVisitor::visit_(op, self);
-  }
-
- private:
-  void use_var(const VarNode* v) {
-    if (!bound_.count(v) && seen_vars_.insert(v).second) out_.vars.push_back(v);
-  }
-  void use_buffer(const BufferNode* b) {
-    if (!local_.count(b) && seen_buffers_.insert(b).second) out_.buffers.push_back(b);
-  }
-  std::unordered_set<const VarNode*> bound_, seen_vars_;
-  std::unordered_set<const BufferNode*> local_, seen_buffers_;
-  FreeSymbols out_;
-};
 
 class LlvmEmitter : public ExprFunctor<llvm::Value*> {
  public:
@@ -351,7 +301,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   /// The body becomes a closure run by every thread of an OpenMP team; thread t of n takes
   /// iterations [t * step, min((t + 1) * step, extent)), step = ceil(extent / n).
   void emit_parallel(const ForNode* op) {
-    FreeSymbols free = FreeSymbolFinder().run(op->body, op->var.as<VarNode>());
+    FreeSymbols free = free_symbols(op->body, op->var.as<VarNode>());
     std::vector<llvm::Type*> fields = {b_.getInt32Ty()->getPointerTo()};  // the error slot
     std::vector<llvm::Value*> values;
     llvm::Value* error_slot = fn_.error_slot;
