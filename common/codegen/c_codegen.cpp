@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -13,6 +14,7 @@
 #include "common/ir/expr_functor.h"
 #include "common/ir/stmt_functor.h"
 #include "common/ir/substitute.h"
+#include "common/lower/arith.h"
 #include "common/util/error.h"
 
 namespace mrd::codegen {
@@ -887,129 +889,28 @@ class CEmitter : public ExprFunctor<std::string> {
     }
   }
 
-  static bool has_load(const Expr& e) {
-    bool found = false;
-    post_order_visit(e, [&](const Expr& x) { found = found || x.as<BufferLoadNode>(); });
-    return found;
-  }
-
-  static void conjuncts(const Expr& c, std::vector<Expr>& out) {
-    if (const auto* call = c.as<CallNode>(); call && call->op == CallOp::Likely && call->args.size() == 1) {
-      conjuncts(call->args[0], out);
-    } else if (const auto* b = c.as<BinaryNode>(); b && b->op == BinaryOp::And) {
-      conjuncts(b->a, out);
-      conjuncts(b->b, out);
-    } else {
-      out.push_back(c);
-    }
-  }
-
-  // Guard hoisting for a serial loop whose whole body is `if (cond) S`: each conjunct of cond
-  // of the form (+-v + rest) compared with 0, rest invariant in the loop (no loads), becomes a
-  // bound of the loop instead (int64 arithmetic, so it cannot wrap); the other conjuncts stay a
-  // guard. Sets lo/hi (C text) and the body and returns true when a conjunct moved.
-  bool hoist_guard(const ForNode* op, std::string& lo, std::string& hi, Stmt& body, std::string& residual) {
-    const auto* i = body.as<IfThenElseNode>();
-    if (op->for_kind != ForKind::Serial || !i || i->else_case.defined()) return false;
-    const auto* var = op->var.as<VarNode>();
-    std::vector<Expr> parts;
-    conjuncts(i->cond, parts);
-    std::vector<std::string> lows{str_cat("(int64_t)", lo)}, highs{str_cat("(int64_t)", hi)}, rest_parts;
-    for (const Expr& c : parts) {
-      const auto* b = c.as<BinaryNode>();
-      bool moved = false;
-      if (b && (b->op == BinaryOp::LT || b->op == BinaryOp::LE || b->op == BinaryOp::GT || b->op == BinaryOp::GE) &&
-          is_int(b->a->dtype) && !has_load(c)) {
-        AffineIndex d = affine_of(b->a);
-        AffineIndex r = affine_of(b->b);
-        int64_t k = d.coefficient(var) - r.coefficient(var);
-        if ((k == 1 || k == -1) && !d.atom_uses(var) && !r.atom_uses(var) && d.constant > -(int64_t{1} << 40) &&
-            d.constant < (int64_t{1} << 40) && r.constant > -(int64_t{1} << 40) && r.constant < (int64_t{1} << 40)) {
-          // rest = (a - b) without the v term, as int64 C text.
-          std::string rest = int_literal(DType::Int64, d.constant - r.constant);
-          // At most three int32 terms with factors below 2^30: the int64 sum cannot wrap.
-          bool ok = d.terms.size() + r.terms.size() <= 4;
-          for (const auto* side : {&d, &r}) {
-            int64_t sign = side == &d ? 1 : -1;
-            for (const auto& [key, term] : side->terms) {
-              if (term.first.get() == var) continue;
-              if (term.second <= -(int64_t{1} << 30) || term.second >= (int64_t{1} << 30) ||
-                  term.first->dtype != DType::Int32) {
-                ok = false;
-              }
-              rest = str_cat("(", rest, " + (int64_t)", visit(term.first), " * ", int_literal(DType::Int64, sign * term.second), ")");
-            }
-          }
-          if (ok) {
-            // k * v + rest OP 0
-            bool upper = (k == 1) == (b->op == BinaryOp::LT || b->op == BinaryOp::LE);
-            bool strict = b->op == BinaryOp::LT || b->op == BinaryOp::GT;
-            std::string bound = k == 1 ? str_cat("(-", rest, ")") : rest;
-            // upper: v < bound (strict) or v <= bound; lower: v > bound (strict) or v >= bound.
-            if (upper) {
-              highs.push_back(strict ? bound : str_cat("(", bound, " + 1)"));
-            } else {
-              lows.push_back(strict ? str_cat("(", bound, " + 1)") : bound);
-            }
-            moved = true;
-          }
-        }
-      }
-      if (!moved) rest_parts.push_back(visit(c));
-    }
-    if (lows.size() + highs.size() == 2) return false;
-    auto fold = [](const char* f, const std::vector<std::string>& xs) {
-      std::string r = xs[0];
-      for (size_t x = 1; x < xs.size(); ++x) r = str_cat(f, "(", r, ", ", xs[x], ")");
-      return r;
-    };
-    // Clamped into the loop's own range, so the casts back to the loop's type cannot wrap.
-    const char* t = c_type(op->var->dtype);
-    std::string lo0 = lows[0], hi0 = highs[0];
-    lo = str_cat("(", t, ")mrd_min_i64(", fold("mrd_max_i64", lows), ", ", hi0, ")");
-    hi = str_cat("(", t, ")mrd_max_i64(", fold("mrd_min_i64", highs), ", ", lo0, ")");
-    body = i->then_case;
-    for (const std::string& x : rest_parts) residual += str_cat(residual.empty() ? "" : " && ", x);
-    return true;
-  }
-
-  // A serial loop whose body is a guard invariant in it (without loads) becomes the guard around
-  // the loop, from the innermost loop outwards.
-  static Stmt lift_guards(const Stmt& s) {
-    const auto* f = s.as<ForNode>();
-    if (!f || f->for_kind != ForKind::Serial) return s;
-    Stmt b = lift_guards(f->body);
-    const auto* i = b.as<IfThenElseNode>();
-    if (i && !i->else_case.defined() && !uses(i->cond, f->var.get()) && !has_load(i->cond)) {
-      return IfThenElseNode::make(i->cond, ForNode::make(f->var, f->min, f->extent, f->for_kind, i->then_case,
-                                                         f->auto_unroll_max_step));
-    }
-    if (b.get() == f->body.get()) return s;
-    return ForNode::make(f->var, f->min, f->extent, f->for_kind, b, f->auto_unroll_max_step);
-  }
-
   void emit_for(const ForNode* op, int depth) {
-    Stmt lifted_body = op->for_kind == ForKind::Serial ? lift_guards(op->body) : op->body;
-    if (const auto* i = lifted_body.as<IfThenElseNode>();
-        i && op->for_kind == ForKind::Serial && !i->else_case.defined() && !uses(i->cond, op->var.get()) &&
-        !has_load(i->cond)) {
-      indent(os_, depth);
-      os_ << "if (" << visit(i->cond) << ") {\n";
-      emit_stmt(ForNode::make(op->var, op->min, op->extent, op->for_kind, i->then_case, op->auto_unroll_max_step),
-                depth + 1);
-      indent(os_, depth);
-      os_ << "}\n";
-      return;
-    }
     std::string lo = visit(op->min);
-    std::string ext = visit(op->extent);
     const int64_t* cmin = as_const_int(op->min);
     const int64_t* cext = as_const_int(op->extent);
     const char* t = c_type(op->var->dtype);
-    std::string hi = (cmin && *cmin == 0) ? ext : str_cat("(", lo, " + ", ext, ")");
+    // A loop whose extent is `end - min`, min itself (bounds taken from a guard), runs to end.
+    const auto* to_end = op->extent.as<BinaryNode>();
+    const bool has_end = to_end && to_end->op == BinaryOp::Sub && to_end->b.same_as(op->min);
+    std::string hi = has_end                   ? visit(to_end->a)
+                     : (cmin && *cmin == 0) ? visit(op->extent)
+                                            : str_cat("(", lo, " + ", visit(op->extent), ")");
     Scope scope(*this, op->var);
     const int64_t copies_before = vector_copies_;
     bool nonneg = non_negative(op->min);
+    std::optional<std::pair<int64_t, int64_t>> range;
+    if (cmin && cext && *cext > 0) {
+      range = std::make_pair(*cmin, *cmin + *cext - 1);
+    } else if (has_end) {
+      lower::ConstEnds first = lower::const_ends(op->min), end = lower::const_ends(to_end->a);
+      nonneg = nonneg || (first.lo && *first.lo >= 0);
+      if (first.lo && end.hi && *end.hi > *first.lo) range = std::make_pair(*first.lo, *end.hi - 1);
+    }
     if (op->for_kind == ForKind::Vectorized && emit_vector_loop(op, depth)) return;
     // A short vectorized loop outside the vector form, one statement long: its lanes as
     // scalar statements (many tiny simd loops cost the compiler more than they give).
@@ -1027,11 +928,8 @@ class CEmitter : public ExprFunctor<std::string> {
       const ExprNode* var;
       ~RangeScope() { e.ranges_.erase(var); }
     } range_scope{*this, op->var.get()};
-    if (cmin && cext && *cext > 0) ranges_[op->var.get()] = {*cmin, *cmin + *cext - 1};
-    // Bounds taken from a guard only narrow the range above.
-    Stmt body = lifted_body;
-    std::string residual;
-    const bool hoisted = hoist_guard(op, lo, hi, body, residual);
+    if (range) ranges_[op->var.get()] = *range;
+    const Stmt& body = op->body;
 
     switch (op->for_kind) {
       case ForKind::Parallel:
@@ -1066,19 +964,10 @@ class CEmitter : public ExprFunctor<std::string> {
     indent(os_, depth);
     os_ << "for (" << t << " " << v << " = " << lo << "; " << v << " < " << hi << "; ++" << v
         << ") {\n";
-    int d = depth + 1;
-    if (hoisted && !residual.empty()) {
-      indent(os_, d++);
-      os_ << "if (" << residual << ") {\n";
-    }
     if (op->for_kind != ForKind::Vectorized && !has_inner_loops(body)) {
-      emit_region(body, d, accessed_locals(body));
+      emit_region(body, depth + 1, accessed_locals(body));
     } else {
-      emit_stmt(body, d);
-    }
-    if (d > depth + 1) {
-      indent(os_, depth + 1);
-      os_ << "}\n";
+      emit_stmt(body, depth + 1);
     }
     vector_copies_ = copies_before;
     indent(os_, depth);

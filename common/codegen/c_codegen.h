@@ -14,9 +14,10 @@
 // and each chunk takes its branch statically; with lane-invariant terms (guards of
 // non-divisible splits) each chunk checks it at its first and last lane and runs lane by lane
 // when it fails. A strided read into a register accumulator is gathered. Other vectorized
-// loops stay `omp simd` loops (extent <= 4: scalar statements). A serial loop whose body is a
-// guard takes the guard's conjuncts of the form +-v + invariant compared with 0 as its bounds;
-// a guard invariant in a serial loop moves outside it. A local allocation whose accesses
+// loops stay `omp simd` loops (extent <= 4: scalar statements). Guards invariant in serial
+// loops and guards that bound a serial loop are rewritten before printing (the C tail of
+// finish_lowering: lift_guards, hoist_guard_bounds); a loop whose extent is `end - min` prints
+// `v < end`. A local allocation whose accesses
 // within a loop body (or its whole scope) are all at constant offsets from one invariant base
 // lives there in variables (vector or scalar registers), loaded on entry and stored on exit.
 // Floats are written exactly (hex literals).
@@ -32,7 +33,8 @@ namespace mrd::codegen {
 /// Local allocations up to this many bytes live on the stack; larger ones on the heap.
 inline constexpr int64_t kMaxStackAllocationBytes = 64 * 1024;
 
-/// The C source of `f`. Throws InternalError for IR that lowering should never produce
+/// The C source of `f`, lowered for the C backend (finish_lowering with Backend::C; without
+/// its tail the output is still correct, only guards stay inside loops). Throws InternalError for IR that lowering should never produce
 /// (tensor reads, reductions, unbound variables).
 std::string emit_c(const ir::PrimFunc& f);
 
