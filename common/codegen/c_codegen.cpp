@@ -11,6 +11,7 @@
 
 #include "common/codegen/affine_index.h"
 #include "common/codegen/c_prelude.h"
+#include "common/codegen/c_vector_plan.h"
 #include "common/ir/expr_functor.h"
 #include "common/ir/stmt_functor.h"
 #include "common/ir/substitute.h"
@@ -236,7 +237,6 @@ class CEmitter : public ExprFunctor<std::string> {
   bool region_active_ = false;
   static constexpr int kMaxVectorRegisters = 28;
   static constexpr int kMaxScalarRegisters = 64;
-  static constexpr int64_t kMaxScalarLanes = 4;
 
   /// The lane being emitted in a vector statement: loop variable, first lane's value, width.
   struct Lane {
@@ -317,98 +317,9 @@ class CEmitter : public ExprFunctor<std::string> {
     return str_cat(p.prefix, offset < 0 ? "m" : "", std::abs(offset));
   }
 
-  // A vectorized loop with constant bounds whose body is one store under a chain of
-  // conditions is cut into chunks of 16, 8, 4, 2 lanes (float32) and single lanes. A condition
-  // on the lane variable is affine (k * lane + c compared with 0) and its value is fixed per
-  // chunk: statically, when c is constant (the chunks are cut where it changes: padding
-  // borders), or by a runtime check at the chunk's first and last lane (guards of
-  // non-divisible splits), with the chunk's lanes as scalar statements when the check fails.
-
-  /// A comparison affine in the lane variable: k * lane + (other terms) + c against 0.
-  struct CondAtom {
-    Expr expr;
-    BinaryOp op = BinaryOp::LT;
-    int64_t k = 0, c = 0;
-    bool is_static = false;  // no other terms: its value is known for each lane
-  };
-  enum CondKind { kNotVector, kFoldable };
-  static constexpr int64_t kMaxVectorLoopExtent = 4096;
-  static constexpr size_t kMaxVectorChunks = 64;
-
-  // State of the vectorized loop being checked or emitted.
+  // State of the vectorized loop being emitted.
   const VarNode* vvar_ = nullptr;
-  const StoreNode* vst_ = nullptr;
-  AffineIndex vsi_;
-  std::unordered_map<const ExprNode*, CondAtom> atoms_;
   std::unordered_map<const ExprNode*, bool> folded_;  // atom -> value in the current chunk
-  bool strided_ = false;  // the body reads with a stride other than 1
-
-  static bool is_compare(BinaryOp op) {
-    return op == BinaryOp::LT || op == BinaryOp::LE || op == BinaryOp::GT || op == BinaryOp::GE ||
-           op == BinaryOp::EQ || op == BinaryOp::NE;
-  }
-
-  static bool atom_value(const CondAtom& a, int64_t lane) {
-    int64_t v = a.k * lane + a.c;
-    switch (a.op) {
-      case BinaryOp::LT: return v < 0;
-      case BinaryOp::LE: return v <= 0;
-      case BinaryOp::GT: return v > 0;
-      case BinaryOp::GE: return v >= 0;
-      case BinaryOp::EQ: return v == 0;
-      default: return v != 0;
-    }
-  }
-
-  // Registers comparison `e` as an atom when it is affine in the lane variable.
-  bool classify_atom(const Expr& e) {
-    if (atoms_.count(e.get())) return true;
-    const auto* b = e.as<BinaryNode>();
-    if (!b || !is_compare(b->op) || !is_int(b->a->dtype)) return false;
-    AffineIndex d = affine_of(b->a);
-    AffineIndex r = affine_of(b->b);
-    // d - r, term by term (both sides are small affine forms).
-    for (const auto& [key, term] : r.terms) {
-      auto it = d.terms.find(key);
-      if (it == d.terms.end()) {
-        d.terms.emplace(key, std::make_pair(term.first, -term.second));
-      } else if ((it->second.second -= term.second) == 0) {
-        d.terms.erase(it);
-      }
-    }
-    d.constant -= r.constant;
-    int64_t k = d.coefficient(vvar_);
-    if (k == 0 || d.atom_uses(vvar_)) return false;
-    constexpr int64_t kLimit = int64_t{1} << 30;  // the int32 C arithmetic cannot wrap
-    if (k <= -kLimit || k >= kLimit || d.constant <= -kLimit || d.constant >= kLimit) return false;
-    CondAtom a;
-    a.expr = e;
-    a.op = b->op;
-    a.k = k;
-    a.c = d.constant;
-    a.is_static = d.terms.size() == 1;
-    // A runtime check at both ends of a chunk proves only a monotone comparison.
-    if (!a.is_static && (a.op == BinaryOp::EQ || a.op == BinaryOp::NE)) return false;
-    atoms_.emplace(e.get(), a);
-    return true;
-  }
-
-  // kFoldable when every part of `c` that depends on the lane is an affine atom.
-  CondKind cond_kind(const Expr& c) {
-    if (!uses(c, vvar_)) return kFoldable;
-    if (const auto* call = c.as<CallNode>()) {
-      if (call->op == CallOp::Likely && call->args.size() == 1) return cond_kind(call->args[0]);
-      return kNotVector;
-    }
-    if (const auto* n = c.as<NotNode>()) return cond_kind(n->a);
-    if (const auto* b = c.as<BinaryNode>()) {
-      if (b->op == BinaryOp::And || b->op == BinaryOp::Or) {
-        return cond_kind(b->a) == kFoldable && cond_kind(b->b) == kFoldable ? kFoldable : kNotVector;
-      }
-      if (is_compare(b->op) && classify_atom(c)) return kFoldable;
-    }
-    return kNotVector;
-  }
 
   // C text of condition `c` in the current chunk, its atoms replaced by their values ("1",
   // "0" or a lane-invariant expression).
@@ -432,66 +343,6 @@ class CEmitter : public ExprFunctor<std::string> {
       return (x == "0" || x == "1") ? y : x;  // x or y is the neutral element
     }
     return folded_.at(c.get()) ? "1" : "0";
-  }
-
-  // Condition chain around one store: the vectorizable body form.
-  static const StoreNode* vector_store(const Stmt& body, std::vector<Expr>& conds) {
-    Stmt s = body;
-    while (const auto* i = s.as<IfThenElseNode>()) {
-      if (i->else_case.defined()) return nullptr;
-      conds.push_back(i->cond);
-      s = i->then_case;
-    }
-    return s.as<StoreNode>();
-  }
-
-  bool vector_expr_ok(const Expr& e) {
-    const StoreNode* st = vst_;
-    if (!uses(e, vvar_)) {
-      bool reads_target = false;
-      post_order_visit(e, [&](const Expr& x) {
-        const auto* l = x.as<BufferLoadNode>();
-        reads_target = reads_target || (l && l->buffer.get() == st->buffer.get());
-      });
-      return !reads_target && e->dtype == st->buffer->dtype;
-    }
-    if (e->dtype != st->buffer->dtype) return false;
-    if (const auto* l = e.as<BufferLoadNode>()) {
-      AffineIndex a = flat_affine(l->buffer, l->indices);
-      const int64_t k = a.coefficient(vvar_);
-      if (k == 0 || a.atom_uses(vvar_)) return false;
-      // A strided read (a transposed operand) is gathered lane by lane, only for a store to
-      // registers (an accumulator: the gather is then the only memory traffic; into memory,
-      // the scalar form measured faster) and not under a `GCC unroll` pragma, whose copies of
-      // gathers cost the compiler seconds.
-      if (k != 1) {
-        strided_ = true;
-        auto target = promo_.find(st->buffer.get());
-        return vector_copies_ == 1 && target != promo_.end() && !target->second.failed &&
-               l->buffer.get() != st->buffer.get() && !promo_.count(l->buffer.get()) && k > -(1 << 20) &&
-               k < (1 << 20);
-      }
-      if (l->buffer.get() == st->buffer.get()) {
-        return a.base_key() == vsi_.base_key() && a.constant == vsi_.constant;
-      }
-      return true;
-    }
-    if (const auto* b = e.as<BinaryNode>()) {
-      bool op_ok = b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul ||
-                   b->op == BinaryOp::Min || b->op == BinaryOp::Max ||
-                   (b->op == BinaryOp::Div && is_float(b->dtype));
-      return op_ok && vector_expr_ok(b->a) && vector_expr_ok(b->b);
-    }
-    // A select is vectorized when its condition is fixed per chunk: only the chosen operand is
-    // evaluated, as in the scalar form (a padding load outside the input is never made).
-    if (const auto* s = e.as<SelectNode>()) {
-      return cond_kind(s->cond) == kFoldable && vector_expr_ok(s->t) && vector_expr_ok(s->f);
-    }
-    if (const auto* c = e.as<CallNode>()) {
-      return c->op == CallOp::IfThenElse && c->args.size() == 3 && cond_kind(c->args[0]) == kFoldable &&
-             vector_expr_ok(c->args[1]) && vector_expr_ok(c->args[2]);
-    }
-    return false;
   }
 
   std::string vector_select(const Expr& cond, const Expr& t, const Expr& f, const Lane& lane) {
@@ -531,41 +382,6 @@ class CEmitter : public ExprFunctor<std::string> {
     return str_cat("(", vector_expr(b->a, lane), op, vector_expr(b->b, lane), ")");
   }
 
-  // Chunks (first lane, width) covering [lo, lo + n): cut where a static atom changes value;
-  // uniform chunks when a width of at least 8 lanes (or the widest) divides the extent, else
-  // the widest that fit, down to single lanes.
-  std::vector<std::pair<int64_t, int>> vector_chunks(int64_t lo, int64_t n, int max_width) {
-    std::vector<int64_t> cuts{lo};
-    for (int64_t x = lo + 1; x < lo + n; ++x) {
-      for (const auto& [node, a] : atoms_) {
-        if (a.is_static && atom_value(a, x) != atom_value(a, x - 1)) {
-          cuts.push_back(x);
-          break;
-        }
-      }
-    }
-    cuts.push_back(lo + n);
-    std::vector<std::pair<int64_t, int>> chunks;
-    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-      int64_t start = cuts[i], len = cuts[i + 1] - cuts[i];
-      int uniform = max_width;
-      while (uniform > 1 && len % uniform != 0) uniform /= 2;
-      if (uniform >= 8 || uniform == max_width) {
-        for (int64_t x = start; x < start + len; x += uniform) chunks.emplace_back(x, uniform);
-      } else {
-        while (len > 0) {
-          int w = max_width;
-          while (w > len) w /= 2;
-          chunks.emplace_back(start, w);
-          start += w;
-          len -= w;
-        }
-      }
-      if (chunks.size() > kMaxVectorChunks) break;
-    }
-    return chunks;
-  }
-
   // Lanes [start, start + width) of the loop over `op` as scalar statements.
   void emit_scalar_lanes(const ForNode* op, int64_t start, int width, int depth) {
     for (int64_t x = start; x < start + width; ++x) {
@@ -573,40 +389,21 @@ class CEmitter : public ExprFunctor<std::string> {
     }
   }
 
-  // Emits a vectorized loop as GCC vector statements (see above); false to fall back.
+  // Emits a vectorized loop as GCC vector statements (c_vector_plan.h); false to fall back.
   bool emit_vector_loop(const ForNode* op, int depth) {
-    const int64_t* cmin = as_const_int(op->min);
-    const int64_t* cext = as_const_int(op->extent);
-    if (!cmin || !cext || *cext < 2 || *cext > kMaxVectorLoopExtent) return false;
-    if (*cmin <= -(int64_t{1} << 30) || *cmin >= (int64_t{1} << 30)) return false;
-    std::vector<Expr> conds;
-    const StoreNode* st = vector_store(op->body, conds);
-    if (!st) return false;
-    DType t = st->buffer->dtype;
-    if (t != DType::Float32 && t != DType::Float64 && t != DType::Int32) return false;
-    vvar_ = op->var.as<VarNode>();
-    vst_ = st;
-    vsi_ = flat_affine(st->buffer, st->indices);
-    atoms_.clear();
-    strided_ = false;
-    if (vsi_.coefficient(vvar_) != 1 || vsi_.atom_uses(vvar_)) return false;
-    for (const Expr& c : conds) {
-      if (cond_kind(c) != kFoldable) return false;
-    }
-    if (!vector_expr_ok(st->value)) return false;
-    // Three lanes are better left to the scalar form (the compiler's own SLP handles them).
-    // So are two lanes of gathers.
-    if (atoms_.empty() && *cext <= kMaxScalarLanes && (*cext & (*cext - 1)) != 0) return false;
-    if (strided_ && *cext <= 2) return false;
-    const int max_width = 64 / dtype_bytes(t);
-    std::vector<std::pair<int64_t, int>> chunks = vector_chunks(*cmin, *cext, max_width);
-    bool any_vector = false;
-    for (const auto& ch : chunks) any_vector = any_vector || ch.second > 1;
-    if (chunks.size() > kMaxVectorChunks || !any_vector) return false;
-    // Copies: emission below recurses into emit_stmt, which never reaches another vector loop
-    // (the body has no loops), so the members above stay this loop's.
-    const std::unordered_map<const ExprNode*, CondAtom> atoms = atoms_;
-    for (const auto& [start, width] : chunks) {
+    VectorContext ctx;
+    ctx.in_registers = [this](const BufferNode* b) {
+      auto it = promo_.find(b);
+      return it != promo_.end() && !it->second.failed;
+    };
+    ctx.register_candidate = [this](const BufferNode* b) { return promo_.count(b) > 0; };
+    ctx.copied = vector_copies_ != 1;
+    std::optional<VectorPlan> plan = plan_vector_loop(op, ctx);
+    if (!plan) return false;
+    vvar_ = plan->var;
+    const StoreNode* st = plan->store;
+    const DType t = st->buffer->dtype;
+    for (const auto& [start, width] : plan->chunks) {
       if (width == 1) {
         emit_scalar_lanes(op, start, 1, depth);
         continue;
@@ -614,9 +411,9 @@ class CEmitter : public ExprFunctor<std::string> {
       Lane lane{op->var.get(), start, width, t};
       std::vector<std::string> guards;
       folded_.clear();
-      for (const auto& [node, a] : atoms) {
+      for (const auto& [node, a] : plan->atoms) {
         if (a.is_static) {
-          folded_[node] = atom_value(a, start);
+          folded_[node] = a.value_at(start);
           continue;
         }
         folded_[node] = true;
@@ -632,7 +429,7 @@ class CEmitter : public ExprFunctor<std::string> {
         os_ << "if (" << all << ") {\n";
         ++d;
       }
-      emit_vector_chunk(op, st, conds, lane, d);
+      emit_vector_chunk(op, st, plan->conds, lane, d);
       if (!guards.empty()) {
         indent(os_, depth);
         os_ << "} else {\n";
@@ -807,33 +604,6 @@ class CEmitter : public ExprFunctor<std::string> {
     } f;
     f.visit(s);
     return f.found;
-  }
-
-  // True when every store below `s` indexes with `v` outside of floordiv/floormod, so the
-  // iterations of a loop over `v` write distinct elements and `omp simd` is safe.
-  static bool stores_vary_with(const Stmt& s, const ExprNode* v) {
-    struct Checker : StmtVisitor {
-      const ExprNode* var;
-      bool ok = true;
-      void visit_(const StoreNode* op, const Stmt& self) override {
-        bool uses = false, hidden = false;
-        for (const Expr& idx : op->indices) {
-          post_order_visit(idx, [&](const Expr& e) {
-            if (e.get() == var) uses = true;
-            if (const auto* b = e.as<BinaryNode>()) {
-              if (b->op == BinaryOp::FloorDiv || b->op == BinaryOp::FloorMod || b->op == BinaryOp::Div) {
-                post_order_visit(b->a, [&](const Expr& x) { hidden = hidden || x.get() == var; });
-              }
-            }
-          });
-        }
-        if (!uses || hidden) ok = false;
-        StmtVisitor::visit_(op, self);
-      }
-    } checker;
-    checker.var = v;
-    checker.visit(s);
-    return checker.ok;
   }
 
   void emit_stmt(const Stmt& s, int depth) {
