@@ -11,6 +11,7 @@
 
 #include "common/codegen/affine_index.h"
 #include "common/codegen/c_prelude.h"
+#include "common/codegen/c_register_plan.h"
 #include "common/codegen/c_vector_plan.h"
 #include "common/ir/expr_functor.h"
 #include "common/ir/stmt_functor.h"
@@ -214,29 +215,18 @@ class CEmitter : public ExprFunctor<std::string> {
 
   // ---- vector loops and registers for local buffers ----------------------------------------
 
-  /// A local buffer kept in registers within a region: each accessed chunk (W lanes at a
-  /// constant offset from a region-invariant base; W = 0 for single elements) is one variable.
-  /// Chunks may differ in width but never overlap.
-  struct Reg {
-    int width = 0;
-    bool stored = false;
-  };
+  /// A local buffer in registers within the region being printed (c_register_plan.h), with
+  /// the C text of its base and the prefix of its variables.
   struct Promotion {
     DType dtype = DType::Float32;
-    int64_t size = 0;
-    bool started = false;
-    std::string base_key, base_c, prefix;
-    std::map<int64_t, Reg> regs;  // offset -> chunk
-    int64_t base_lo = 0, base_hi = 0;
-    bool failed = false;
+    RegisterPromotion plan;
+    std::string base_c, prefix;
   };
   std::unordered_map<const BufferNode*, Promotion> promo_;
   std::unordered_map<const BufferNode*, int64_t> allocated_;  // allocations in scope -> elements
   std::unordered_set<const ExprNode*> region_bound_;
-  std::unordered_map<const ExprNode*, std::pair<int64_t, int64_t>> ranges_;
+  LoopRanges ranges_;
   bool region_active_ = false;
-  static constexpr int kMaxVectorRegisters = 28;
-  static constexpr int kMaxScalarRegisters = 64;
 
   /// The lane being emitted in a vector statement: loop variable, first lane's value, width.
   struct Lane {
@@ -261,60 +251,23 @@ class CEmitter : public ExprFunctor<std::string> {
   // (the access then goes to memory; a failed promotion is retried without `b`).
   std::string promoted(const Buffer& b, const std::vector<Expr>& indices, const Lane* lane, bool store) {
     auto it = promo_.find(b.get());
-    if (it == promo_.end() || it->second.failed) return "";
+    if (it == promo_.end() || it->second.plan.failed()) return "";
     Promotion& p = it->second;
-    AffineIndex a = flat_affine(b, indices);
-    int width = 0;
-    int64_t offset = a.constant;
-    if (lane) {
-      if (a.coefficient(static_cast<const VarNode*>(lane->var)) != 1) return p.failed = true, "";
-      for (auto t = a.terms.begin(); t != a.terms.end(); ++t) {
-        if (t->second.first.get() == lane->var) {
-          a.terms.erase(t);
-          break;
-        }
-      }
-      width = lane->width;
-      offset += lane->start;
-    }
-    int64_t lo = 0, hi = 0;
-    for (const auto& [key, term] : a.terms) {
-      bool bound = false;
-      post_order_visit(term.first, [&](const Expr& x) { bound = bound || region_bound_.count(x.get()); });
-      auto r = ranges_.find(term.first.get());
-      if (bound || r == ranges_.end()) return p.failed = true, "";
-      int64_t k = term.second;
-      lo += k > 0 ? k * r->second.first : k * r->second.second;
-      hi += k > 0 ? k * r->second.second : k * r->second.first;
-    }
-    int64_t w = std::max(width, 1);
-    if (lo + offset < 0 || hi + offset + w > p.size) return p.failed = true, "";
-    if (!p.started) {
-      p.started = true;
-      p.base_key = a.base_key();
+    std::optional<int64_t> offset =
+        p.plan.admit(flat_affine(b, indices), lane ? lane->var : nullptr, lane ? lane->start : 0,
+                     lane ? lane->width : 0, ranges_, region_bound_, store);
+    if (!offset) return "";
+    if (p.prefix.empty()) {
       Expr base = IntImmNode::make(DType::Int32, 0);
-      for (const auto& [key, term] : a.terms) base = base + term.first * Expr(term.second);
+      for (const auto& [key, term] : p.plan.base()) base = base + term.first * Expr(term.second);
       p.base_c = visit(base);
-      p.base_lo = lo;
-      p.base_hi = hi;
       p.prefix = str_cat("r", next_var_++, "_");
-    } else if (p.base_key != a.base_key()) {
-      return p.failed = true, "";
     }
-    auto r = p.regs.find(offset);
-    if (r == p.regs.end()) {
-      auto next = p.regs.lower_bound(offset);
-      if (next != p.regs.end() && next->first < offset + w) return p.failed = true, "";
-      if (next != p.regs.begin()) {
-        auto prev = std::prev(next);
-        if (prev->first + std::max(prev->second.width, 1) > offset) return p.failed = true, "";
-      }
-      r = p.regs.emplace(offset, Reg{width, false}).first;
-    } else if (r->second.width != width) {
-      return p.failed = true, "";
-    }
-    r->second.stored = r->second.stored || store;
-    return str_cat(p.prefix, offset < 0 ? "m" : "", std::abs(offset));
+    return register_name(p.prefix, *offset);
+  }
+
+  static std::string register_name(const std::string& prefix, int64_t offset) {
+    return str_cat(prefix, offset < 0 ? "m" : "", std::abs(offset));
   }
 
   // State of the vectorized loop being emitted.
@@ -394,7 +347,7 @@ class CEmitter : public ExprFunctor<std::string> {
     VectorContext ctx;
     ctx.in_registers = [this](const BufferNode* b) {
       auto it = promo_.find(b);
-      return it != promo_.end() && !it->second.failed;
+      return it != promo_.end() && !it->second.plan.failed();
     };
     ctx.register_candidate = [this](const BufferNode* b) { return promo_.count(b) > 0; };
     ctx.copied = vector_copies_ != 1;
@@ -490,28 +443,6 @@ class CEmitter : public ExprFunctor<std::string> {
     return f.found;
   }
 
-  std::vector<const BufferNode*> accessed_locals(const Stmt& s) {
-    struct Finder : StmtVisitor {
-      CEmitter* e;
-      std::vector<const BufferNode*> out;
-      void add(const BufferNode* b) {
-        if (e->allocated_.count(b) && std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
-      }
-      void visit_(const StoreNode* op, const Stmt& self) override {
-        add(op->buffer.get());
-        StmtVisitor::visit_(op, self);
-      }
-      void visit_expr(const Expr& x) override {
-        post_order_visit(x, [&](const Expr& y) {
-          if (const auto* l = y.as<BufferLoadNode>()) add(l->buffer.get());
-        });
-      }
-    } f;
-    f.e = this;
-    f.visit(s);
-    return f.out;
-  }
-
   // Emits `body` with the local buffers `cands` in registers where every access allows it
   // (retrying without the buffers that do not), else as is.
   void emit_region(const Stmt& body, int depth, std::vector<const BufferNode*> cands) {
@@ -523,36 +454,29 @@ class CEmitter : public ExprFunctor<std::string> {
     while (!cands.empty()) {
       promo_.clear();
       region_bound_.clear();
-      for (const BufferNode* b : cands) {
-        Promotion p;
-        p.dtype = b->dtype;
-        p.size = allocated_.at(b);
-        promo_.emplace(b, p);
-      }
+      for (const BufferNode* b : cands) promo_.emplace(b, Promotion{b->dtype, RegisterPromotion(allocated_.at(b)), "", ""});
       std::ostringstream saved;
       saved.swap(os_);
       const int saved_next = next_var_;
       emit_stmt(body, depth + 1);
       std::string text = os_.str();
       os_.swap(saved);
-      int vregs = 0, sregs = 0;
-      for (const auto& [b, p] : promo_) {
-        for (const auto& [off, reg] : p.regs) ++(reg.width > 0 ? vregs : sregs);
-      }
+      std::vector<const RegisterPromotion*> plans;
+      for (const auto& [b, p] : promo_) plans.push_back(&p.plan);
+      const bool fits = fits_registers(plans);
       std::vector<const BufferNode*> keep;
       for (const BufferNode* b : cands) {
-        const Promotion& p = promo_.at(b);
-        bool ok = !p.failed && !p.regs.empty() && vregs <= kMaxVectorRegisters && sregs <= kMaxScalarRegisters;
-        if (ok) keep.push_back(b);
+        const RegisterPromotion& p = promo_.at(b).plan;
+        if (!p.failed() && !p.chunks().empty() && fits) keep.push_back(b);
       }
       if (keep.size() == cands.size()) {
         indent(os_, depth);
         os_ << "{\n";
         for (const BufferNode* b : cands) {
           const Promotion& p = promo_.at(b);
-          for (const auto& [off, reg] : p.regs) {
+          for (const auto& [off, reg] : p.plan.chunks()) {
             indent(os_, depth + 1);
-            std::string name = str_cat(p.prefix, off < 0 ? "m" : "", std::abs(off));
+            std::string name = register_name(p.prefix, off);
             std::string addr = str_cat("&", buffers_.at(b), "[", p.base_c, " + ", int_literal(DType::Int32, off), "]");
             if (reg.width > 0) {
               std::string tag = vec_tag(p.dtype, reg.width);
@@ -565,10 +489,10 @@ class CEmitter : public ExprFunctor<std::string> {
         os_ << text;
         for (const BufferNode* b : cands) {
           const Promotion& p = promo_.at(b);
-          for (const auto& [off, reg] : p.regs) {
+          for (const auto& [off, reg] : p.plan.chunks()) {
             if (!reg.stored) continue;
             indent(os_, depth + 1);
-            std::string name = str_cat(p.prefix, off < 0 ? "m" : "", std::abs(off));
+            std::string name = register_name(p.prefix, off);
             std::string addr = str_cat("&", buffers_.at(b), "[", p.base_c, " + ", int_literal(DType::Int32, off), "]");
             if (reg.width > 0) {
               os_ << "mrd_st_" << vec_tag(p.dtype, reg.width) << "(" << addr << ", " << name << ");\n";
@@ -735,7 +659,7 @@ class CEmitter : public ExprFunctor<std::string> {
     os_ << "for (" << t << " " << v << " = " << lo << "; " << v << " < " << hi << "; ++" << v
         << ") {\n";
     if (op->for_kind != ForKind::Vectorized && !has_inner_loops(body)) {
-      emit_region(body, depth + 1, accessed_locals(body));
+      emit_region(body, depth + 1, accessed_locals(body, allocated_));
     } else {
       emit_stmt(body, depth + 1);
     }
@@ -765,7 +689,7 @@ class CEmitter : public ExprFunctor<std::string> {
       indent(os_, depth + 1);
       os_ << t << " " << name << "[" << n << "] __attribute__((aligned(64)));\n";
       // A buffer that fits in registers may live in them for its whole scope.
-      if (n * dtype_bytes(b->dtype) <= 64 * kMaxVectorRegisters) {
+      if (fits_whole_scope(n, b->dtype)) {
         emit_region(op->body, depth + 1, {b.get()});
       } else {
         emit_stmt(op->body, depth + 1);
