@@ -3,7 +3,7 @@
 // the condition is tested once instead of once per iteration. Nested serial loops lift from
 // the innermost outwards: a guard invariant in a whole nest of serial loops ends up around it.
 //
-// Pre: a lowered body (after expand_unrolled). Post: no serial loop has for body such a guard;
+// Pre: a lowered body (after expand_unrolled). Post: no serial loop has such a guard as body;
 // the same stores run under the same conditions, in the same order.
 #pragma once
 
