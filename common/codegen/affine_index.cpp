@@ -5,6 +5,7 @@
 
 #include "common/ir/expr_functor.h"
 #include "common/ir/scalar_semantics.h"
+#include "common/lower/arith.h"
 #include "common/util/error.h"
 
 namespace mrd::codegen {
@@ -100,32 +101,16 @@ std::pair<AffineTerms::iterator, bool> AffineTerms::emplace(const std::string& k
 }
 
 AffineIndex affine_of(const Expr& e) {
-  if (const auto* c = e.as<IntImmNode>()) {
-    AffineIndex a;
-    a.constant = c->value;
-    return a;
+  AffineIndex a;
+  lower::LinearForm f = lower::to_linear(e);
+  a.constant = f.constant;
+  for (const auto& [x, k] : f.terms) {
+    // Widening an int32 index to int64 keeps its value: the terms inside count.
+    const auto* c = x.as<CastNode>();
+    const bool widening = c && c->dtype == DType::Int64 && c->value->dtype == DType::Int32;
+    add_scaled(a, widening ? affine_of(c->value) : atom(x), k);
   }
-  if (const auto* b = e.as<BinaryNode>()) {
-    if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
-      AffineIndex a = affine_of(b->a);
-      add_scaled(a, affine_of(b->b), b->op == BinaryOp::Add ? 1 : -1);
-      return a;
-    }
-    if (b->op == BinaryOp::Mul) {
-      AffineIndex x = affine_of(b->a), y = affine_of(b->b);
-      if (y.terms.empty()) std::swap(x, y);
-      if (x.terms.empty()) {
-        AffineIndex a;
-        add_scaled(a, y, x.constant);
-        return a;
-      }
-    }
-  }
-  if (const auto* c = e.as<CastNode>()) {
-    // Widening an int32 index to int64 keeps its value.
-    if (c->dtype == DType::Int64 && c->value->dtype == DType::Int32) return affine_of(c->value);
-  }
-  return atom(e);
+  return a;
 }
 
 AffineIndex flat_affine(const Buffer& b, const std::vector<Expr>& indices) {

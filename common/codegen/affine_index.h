@@ -52,7 +52,8 @@ struct AffineIndex {
   std::string base_key() const;
 };
 
-/// The affine form of an integer expression.
+/// The affine form of an integer expression: its linear form (lower::to_linear), looking
+/// through casts that widen an int32 index to int64.
 AffineIndex affine_of(const ir::Expr& e);
 
 /// The affine form of the row-major flat index of `indices` into `b` (one index is used as is).

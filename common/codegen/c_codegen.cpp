@@ -4,64 +4,25 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "common/codegen/affine_index.h"
+#include "common/codegen/c_prelude.h"
+#include "common/codegen/c_register_plan.h"
+#include "common/codegen/c_vector_plan.h"
 #include "common/ir/expr_functor.h"
 #include "common/ir/stmt_functor.h"
 #include "common/ir/substitute.h"
+#include "common/lower/arith.h"
 #include "common/util/error.h"
 
 namespace mrd::codegen {
 namespace {
 
 using namespace ir;
-
-// Helpers every unit carries: floor division with floor semantics for negative operands,
-// min/max that evaluate each operand once, the logistic function.
-constexpr const char* kPrelude = R"(#include <stdint.h>
-#include <stdlib.h>
-#include <math.h>
-
-#define MRD_DEF_FLOOR(T, S) \
-  static inline T mrd_floordiv_##S(T a, T b) { T q = a / b; T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q; } \
-  static inline T mrd_floormod_##S(T a, T b) { T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
-MRD_DEF_FLOOR(int32_t, i32)
-MRD_DEF_FLOOR(int64_t, i64)
-#define MRD_DEF_MINMAX(T, S) \
-  static inline T mrd_min_##S(T a, T b) { return a < b ? a : b; } \
-  static inline T mrd_max_##S(T a, T b) { return a > b ? a : b; }
-MRD_DEF_MINMAX(int32_t, i32)
-MRD_DEF_MINMAX(int64_t, i64)
-MRD_DEF_MINMAX(float, f32)
-MRD_DEF_MINMAX(double, f64)
-MRD_DEF_MINMAX(uint8_t, b)
-static inline float mrd_sigmoid_f32(float x) { return 1.0f / (1.0f + expf(-x)); }
-static inline double mrd_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
-static inline int32_t mrd_abs_i32(int32_t x) { return x < 0 ? -x : x; }
-static inline int64_t mrd_abs_i64(int64_t x) { return x < 0 ? -x : x; }
-static inline void* mrd_alloc(size_t bytes) { return aligned_alloc(64, (bytes + 63) / 64 * 64); }
-#define MRD_DEF_VEC(T, N, S) \
-  typedef T mrd_##S __attribute__((vector_size(sizeof(T) * N))); \
-  static inline mrd_##S mrd_ld_##S(const T* p) { mrd_##S r; __builtin_memcpy(&r, p, sizeof r); return r; } \
-  static inline void mrd_st_##S(T* p, mrd_##S v) { __builtin_memcpy(p, &v, sizeof v); } \
-  static inline mrd_##S mrd_bc_##S(T x) { return x - (mrd_##S){0}; }
-MRD_DEF_VEC(float, 16, v16f) MRD_DEF_VEC(float, 8, v8f) MRD_DEF_VEC(float, 4, v4f) MRD_DEF_VEC(float, 2, v2f)
-MRD_DEF_VEC(double, 8, v8d) MRD_DEF_VEC(double, 4, v4d) MRD_DEF_VEC(double, 2, v2d)
-MRD_DEF_VEC(int32_t, 16, v16i) MRD_DEF_VEC(int32_t, 8, v8i) MRD_DEF_VEC(int32_t, 4, v4i) MRD_DEF_VEC(int32_t, 2, v2i)
-MRD_DEF_VEC(int64_t, 8, v8l) MRD_DEF_VEC(int64_t, 4, v4l) MRD_DEF_VEC(int64_t, 2, v2l)
-/* Lane-wise select on a comparison mask (all ones or all zeros per lane); min and max with the
-   scalar helpers' semantics lane by lane. */
-#define MRD_DEF_SEL(S, M) \
-  static inline mrd_##S mrd_sel_##S(mrd_##M m, mrd_##S a, mrd_##S b) { return (mrd_##S)((m & (mrd_##M)a) | (~m & (mrd_##M)b)); } \
-  static inline mrd_##S mrd_vmin_##S(mrd_##S a, mrd_##S b) { return mrd_sel_##S(a < b, a, b); } \
-  static inline mrd_##S mrd_vmax_##S(mrd_##S a, mrd_##S b) { return mrd_sel_##S(a > b, a, b); }
-MRD_DEF_SEL(v16f, v16i) MRD_DEF_SEL(v8f, v8i) MRD_DEF_SEL(v4f, v4i) MRD_DEF_SEL(v2f, v2i)
-MRD_DEF_SEL(v8d, v8l) MRD_DEF_SEL(v4d, v4l) MRD_DEF_SEL(v2d, v2l)
-MRD_DEF_SEL(v16i, v16i) MRD_DEF_SEL(v8i, v8i) MRD_DEF_SEL(v4i, v4i) MRD_DEF_SEL(v2i, v2i)
-)";
 
 const char* c_type(DType t) {
   switch (t) {
@@ -135,7 +96,7 @@ const char* math_name(CallOp op) {
 class CEmitter : public ExprFunctor<std::string> {
  public:
   std::string run(const PrimFunc& f) {
-    os_ << kPrelude << "\n";
+    os_ << kCPrelude << "\n";
     os_ << "int32_t mrd_entry(void* const* args) {\n";
     os_ << "  volatile int32_t mrd_err = 0;\n";
     for (size_t i = 0; i < f.params.size(); ++i) {
@@ -254,30 +215,18 @@ class CEmitter : public ExprFunctor<std::string> {
 
   // ---- vector loops and registers for local buffers ----------------------------------------
 
-  /// A local buffer kept in registers within a region: each accessed chunk (W lanes at a
-  /// constant offset from a region-invariant base; W = 0 for single elements) is one variable.
-  /// Chunks may differ in width but never overlap.
-  struct Reg {
-    int width = 0;
-    bool stored = false;
-  };
+  /// A local buffer in registers within the region being printed (c_register_plan.h), with
+  /// the C text of its base and the prefix of its variables.
   struct Promotion {
     DType dtype = DType::Float32;
-    int64_t size = 0;
-    bool started = false;
-    std::string base_key, base_c, prefix;
-    std::map<int64_t, Reg> regs;  // offset -> chunk
-    int64_t base_lo = 0, base_hi = 0;
-    bool failed = false;
+    RegisterPromotion plan;
+    std::string base_c, prefix;
   };
   std::unordered_map<const BufferNode*, Promotion> promo_;
   std::unordered_map<const BufferNode*, int64_t> allocated_;  // allocations in scope -> elements
   std::unordered_set<const ExprNode*> region_bound_;
-  std::unordered_map<const ExprNode*, std::pair<int64_t, int64_t>> ranges_;
+  LoopRanges ranges_;
   bool region_active_ = false;
-  static constexpr int kMaxVectorRegisters = 28;
-  static constexpr int kMaxScalarRegisters = 64;
-  static constexpr int64_t kMaxScalarLanes = 4;
 
   /// The lane being emitted in a vector statement: loop variable, first lane's value, width.
   struct Lane {
@@ -302,154 +251,28 @@ class CEmitter : public ExprFunctor<std::string> {
   // (the access then goes to memory; a failed promotion is retried without `b`).
   std::string promoted(const Buffer& b, const std::vector<Expr>& indices, const Lane* lane, bool store) {
     auto it = promo_.find(b.get());
-    if (it == promo_.end() || it->second.failed) return "";
+    if (it == promo_.end() || it->second.plan.failed()) return "";
     Promotion& p = it->second;
-    AffineIndex a = flat_affine(b, indices);
-    int width = 0;
-    int64_t offset = a.constant;
-    if (lane) {
-      if (a.coefficient(static_cast<const VarNode*>(lane->var)) != 1) return p.failed = true, "";
-      for (auto t = a.terms.begin(); t != a.terms.end(); ++t) {
-        if (t->second.first.get() == lane->var) {
-          a.terms.erase(t);
-          break;
-        }
-      }
-      width = lane->width;
-      offset += lane->start;
-    }
-    int64_t lo = 0, hi = 0;
-    for (const auto& [key, term] : a.terms) {
-      bool bound = false;
-      post_order_visit(term.first, [&](const Expr& x) { bound = bound || region_bound_.count(x.get()); });
-      auto r = ranges_.find(term.first.get());
-      if (bound || r == ranges_.end()) return p.failed = true, "";
-      int64_t k = term.second;
-      lo += k > 0 ? k * r->second.first : k * r->second.second;
-      hi += k > 0 ? k * r->second.second : k * r->second.first;
-    }
-    int64_t w = std::max(width, 1);
-    if (lo + offset < 0 || hi + offset + w > p.size) return p.failed = true, "";
-    if (!p.started) {
-      p.started = true;
-      p.base_key = a.base_key();
+    std::optional<int64_t> offset =
+        p.plan.admit(flat_affine(b, indices), lane ? lane->var : nullptr, lane ? lane->start : 0,
+                     lane ? lane->width : 0, ranges_, region_bound_, store);
+    if (!offset) return "";
+    if (p.prefix.empty()) {
       Expr base = IntImmNode::make(DType::Int32, 0);
-      for (const auto& [key, term] : a.terms) base = base + term.first * Expr(term.second);
+      for (const auto& [key, term] : p.plan.base()) base = base + term.first * Expr(term.second);
       p.base_c = visit(base);
-      p.base_lo = lo;
-      p.base_hi = hi;
       p.prefix = str_cat("r", next_var_++, "_");
-    } else if (p.base_key != a.base_key()) {
-      return p.failed = true, "";
     }
-    auto r = p.regs.find(offset);
-    if (r == p.regs.end()) {
-      auto next = p.regs.lower_bound(offset);
-      if (next != p.regs.end() && next->first < offset + w) return p.failed = true, "";
-      if (next != p.regs.begin()) {
-        auto prev = std::prev(next);
-        if (prev->first + std::max(prev->second.width, 1) > offset) return p.failed = true, "";
-      }
-      r = p.regs.emplace(offset, Reg{width, false}).first;
-    } else if (r->second.width != width) {
-      return p.failed = true, "";
-    }
-    r->second.stored = r->second.stored || store;
-    return str_cat(p.prefix, offset < 0 ? "m" : "", std::abs(offset));
+    return register_name(p.prefix, *offset);
   }
 
-  // A vectorized loop with constant bounds whose body is one store under a chain of
-  // conditions is cut into chunks of 16, 8, 4, 2 lanes (float32) and single lanes. A condition
-  // on the lane variable is affine (k * lane + c compared with 0) and its value is fixed per
-  // chunk: statically, when c is constant (the chunks are cut where it changes: padding
-  // borders), or by a runtime check at the chunk's first and last lane (guards of
-  // non-divisible splits), with the chunk's lanes as scalar statements when the check fails.
+  static std::string register_name(const std::string& prefix, int64_t offset) {
+    return str_cat(prefix, offset < 0 ? "m" : "", std::abs(offset));
+  }
 
-  /// A comparison affine in the lane variable: k * lane + (other terms) + c against 0.
-  struct CondAtom {
-    Expr expr;
-    BinaryOp op = BinaryOp::LT;
-    int64_t k = 0, c = 0;
-    bool is_static = false;  // no other terms: its value is known for each lane
-  };
-  enum CondKind { kNotVector, kFoldable };
-  static constexpr int64_t kMaxVectorLoopExtent = 4096;
-  static constexpr size_t kMaxVectorChunks = 64;
-
-  // State of the vectorized loop being checked or emitted.
+  // State of the vectorized loop being emitted.
   const VarNode* vvar_ = nullptr;
-  const StoreNode* vst_ = nullptr;
-  AffineIndex vsi_;
-  std::unordered_map<const ExprNode*, CondAtom> atoms_;
   std::unordered_map<const ExprNode*, bool> folded_;  // atom -> value in the current chunk
-  bool strided_ = false;  // the body reads with a stride other than 1
-
-  static bool is_compare(BinaryOp op) {
-    return op == BinaryOp::LT || op == BinaryOp::LE || op == BinaryOp::GT || op == BinaryOp::GE ||
-           op == BinaryOp::EQ || op == BinaryOp::NE;
-  }
-
-  static bool atom_value(const CondAtom& a, int64_t lane) {
-    int64_t v = a.k * lane + a.c;
-    switch (a.op) {
-      case BinaryOp::LT: return v < 0;
-      case BinaryOp::LE: return v <= 0;
-      case BinaryOp::GT: return v > 0;
-      case BinaryOp::GE: return v >= 0;
-      case BinaryOp::EQ: return v == 0;
-      default: return v != 0;
-    }
-  }
-
-  // Registers comparison `e` as an atom when it is affine in the lane variable.
-  bool classify_atom(const Expr& e) {
-    if (atoms_.count(e.get())) return true;
-    const auto* b = e.as<BinaryNode>();
-    if (!b || !is_compare(b->op) || !is_int(b->a->dtype)) return false;
-    AffineIndex d = affine_of(b->a);
-    AffineIndex r = affine_of(b->b);
-    // d - r, term by term (both sides are small affine forms).
-    for (const auto& [key, term] : r.terms) {
-      auto it = d.terms.find(key);
-      if (it == d.terms.end()) {
-        d.terms.emplace(key, std::make_pair(term.first, -term.second));
-      } else if ((it->second.second -= term.second) == 0) {
-        d.terms.erase(it);
-      }
-    }
-    d.constant -= r.constant;
-    int64_t k = d.coefficient(vvar_);
-    if (k == 0 || d.atom_uses(vvar_)) return false;
-    constexpr int64_t kLimit = int64_t{1} << 30;  // the int32 C arithmetic cannot wrap
-    if (k <= -kLimit || k >= kLimit || d.constant <= -kLimit || d.constant >= kLimit) return false;
-    CondAtom a;
-    a.expr = e;
-    a.op = b->op;
-    a.k = k;
-    a.c = d.constant;
-    a.is_static = d.terms.size() == 1;
-    // A runtime check at both ends of a chunk proves only a monotone comparison.
-    if (!a.is_static && (a.op == BinaryOp::EQ || a.op == BinaryOp::NE)) return false;
-    atoms_.emplace(e.get(), a);
-    return true;
-  }
-
-  // kFoldable when every part of `c` that depends on the lane is an affine atom.
-  CondKind cond_kind(const Expr& c) {
-    if (!uses(c, vvar_)) return kFoldable;
-    if (const auto* call = c.as<CallNode>()) {
-      if (call->op == CallOp::Likely && call->args.size() == 1) return cond_kind(call->args[0]);
-      return kNotVector;
-    }
-    if (const auto* n = c.as<NotNode>()) return cond_kind(n->a);
-    if (const auto* b = c.as<BinaryNode>()) {
-      if (b->op == BinaryOp::And || b->op == BinaryOp::Or) {
-        return cond_kind(b->a) == kFoldable && cond_kind(b->b) == kFoldable ? kFoldable : kNotVector;
-      }
-      if (is_compare(b->op) && classify_atom(c)) return kFoldable;
-    }
-    return kNotVector;
-  }
 
   // C text of condition `c` in the current chunk, its atoms replaced by their values ("1",
   // "0" or a lane-invariant expression).
@@ -473,66 +296,6 @@ class CEmitter : public ExprFunctor<std::string> {
       return (x == "0" || x == "1") ? y : x;  // x or y is the neutral element
     }
     return folded_.at(c.get()) ? "1" : "0";
-  }
-
-  // Condition chain around one store: the vectorizable body form.
-  static const StoreNode* vector_store(const Stmt& body, std::vector<Expr>& conds) {
-    Stmt s = body;
-    while (const auto* i = s.as<IfThenElseNode>()) {
-      if (i->else_case.defined()) return nullptr;
-      conds.push_back(i->cond);
-      s = i->then_case;
-    }
-    return s.as<StoreNode>();
-  }
-
-  bool vector_expr_ok(const Expr& e) {
-    const StoreNode* st = vst_;
-    if (!uses(e, vvar_)) {
-      bool reads_target = false;
-      post_order_visit(e, [&](const Expr& x) {
-        const auto* l = x.as<BufferLoadNode>();
-        reads_target = reads_target || (l && l->buffer.get() == st->buffer.get());
-      });
-      return !reads_target && e->dtype == st->buffer->dtype;
-    }
-    if (e->dtype != st->buffer->dtype) return false;
-    if (const auto* l = e.as<BufferLoadNode>()) {
-      AffineIndex a = flat_affine(l->buffer, l->indices);
-      const int64_t k = a.coefficient(vvar_);
-      if (k == 0 || a.atom_uses(vvar_)) return false;
-      // A strided read (a transposed operand) is gathered lane by lane, only for a store to
-      // registers (an accumulator: the gather is then the only memory traffic; into memory,
-      // the scalar form measured faster) and not under a `GCC unroll` pragma, whose copies of
-      // gathers cost the compiler seconds.
-      if (k != 1) {
-        strided_ = true;
-        auto target = promo_.find(st->buffer.get());
-        return vector_copies_ == 1 && target != promo_.end() && !target->second.failed &&
-               l->buffer.get() != st->buffer.get() && !promo_.count(l->buffer.get()) && k > -(1 << 20) &&
-               k < (1 << 20);
-      }
-      if (l->buffer.get() == st->buffer.get()) {
-        return a.base_key() == vsi_.base_key() && a.constant == vsi_.constant;
-      }
-      return true;
-    }
-    if (const auto* b = e.as<BinaryNode>()) {
-      bool op_ok = b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul ||
-                   b->op == BinaryOp::Min || b->op == BinaryOp::Max ||
-                   (b->op == BinaryOp::Div && is_float(b->dtype));
-      return op_ok && vector_expr_ok(b->a) && vector_expr_ok(b->b);
-    }
-    // A select is vectorized when its condition is fixed per chunk: only the chosen operand is
-    // evaluated, as in the scalar form (a padding load outside the input is never made).
-    if (const auto* s = e.as<SelectNode>()) {
-      return cond_kind(s->cond) == kFoldable && vector_expr_ok(s->t) && vector_expr_ok(s->f);
-    }
-    if (const auto* c = e.as<CallNode>()) {
-      return c->op == CallOp::IfThenElse && c->args.size() == 3 && cond_kind(c->args[0]) == kFoldable &&
-             vector_expr_ok(c->args[1]) && vector_expr_ok(c->args[2]);
-    }
-    return false;
   }
 
   std::string vector_select(const Expr& cond, const Expr& t, const Expr& f, const Lane& lane) {
@@ -572,41 +335,6 @@ class CEmitter : public ExprFunctor<std::string> {
     return str_cat("(", vector_expr(b->a, lane), op, vector_expr(b->b, lane), ")");
   }
 
-  // Chunks (first lane, width) covering [lo, lo + n): cut where a static atom changes value;
-  // uniform chunks when a width of at least 8 lanes (or the widest) divides the extent, else
-  // the widest that fit, down to single lanes.
-  std::vector<std::pair<int64_t, int>> vector_chunks(int64_t lo, int64_t n, int max_width) {
-    std::vector<int64_t> cuts{lo};
-    for (int64_t x = lo + 1; x < lo + n; ++x) {
-      for (const auto& [node, a] : atoms_) {
-        if (a.is_static && atom_value(a, x) != atom_value(a, x - 1)) {
-          cuts.push_back(x);
-          break;
-        }
-      }
-    }
-    cuts.push_back(lo + n);
-    std::vector<std::pair<int64_t, int>> chunks;
-    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-      int64_t start = cuts[i], len = cuts[i + 1] - cuts[i];
-      int uniform = max_width;
-      while (uniform > 1 && len % uniform != 0) uniform /= 2;
-      if (uniform >= 8 || uniform == max_width) {
-        for (int64_t x = start; x < start + len; x += uniform) chunks.emplace_back(x, uniform);
-      } else {
-        while (len > 0) {
-          int w = max_width;
-          while (w > len) w /= 2;
-          chunks.emplace_back(start, w);
-          start += w;
-          len -= w;
-        }
-      }
-      if (chunks.size() > kMaxVectorChunks) break;
-    }
-    return chunks;
-  }
-
   // Lanes [start, start + width) of the loop over `op` as scalar statements.
   void emit_scalar_lanes(const ForNode* op, int64_t start, int width, int depth) {
     for (int64_t x = start; x < start + width; ++x) {
@@ -614,40 +342,21 @@ class CEmitter : public ExprFunctor<std::string> {
     }
   }
 
-  // Emits a vectorized loop as GCC vector statements (see above); false to fall back.
+  // Emits a vectorized loop as GCC vector statements (c_vector_plan.h); false to fall back.
   bool emit_vector_loop(const ForNode* op, int depth) {
-    const int64_t* cmin = as_const_int(op->min);
-    const int64_t* cext = as_const_int(op->extent);
-    if (!cmin || !cext || *cext < 2 || *cext > kMaxVectorLoopExtent) return false;
-    if (*cmin <= -(int64_t{1} << 30) || *cmin >= (int64_t{1} << 30)) return false;
-    std::vector<Expr> conds;
-    const StoreNode* st = vector_store(op->body, conds);
-    if (!st) return false;
-    DType t = st->buffer->dtype;
-    if (t != DType::Float32 && t != DType::Float64 && t != DType::Int32) return false;
-    vvar_ = op->var.as<VarNode>();
-    vst_ = st;
-    vsi_ = flat_affine(st->buffer, st->indices);
-    atoms_.clear();
-    strided_ = false;
-    if (vsi_.coefficient(vvar_) != 1 || vsi_.atom_uses(vvar_)) return false;
-    for (const Expr& c : conds) {
-      if (cond_kind(c) != kFoldable) return false;
-    }
-    if (!vector_expr_ok(st->value)) return false;
-    // Three lanes are better left to the scalar form (the compiler's own SLP handles them).
-    // So are two lanes of gathers.
-    if (atoms_.empty() && *cext <= kMaxScalarLanes && (*cext & (*cext - 1)) != 0) return false;
-    if (strided_ && *cext <= 2) return false;
-    const int max_width = 64 / dtype_bytes(t);
-    std::vector<std::pair<int64_t, int>> chunks = vector_chunks(*cmin, *cext, max_width);
-    bool any_vector = false;
-    for (const auto& ch : chunks) any_vector = any_vector || ch.second > 1;
-    if (chunks.size() > kMaxVectorChunks || !any_vector) return false;
-    // Copies: emission below recurses into emit_stmt, which never reaches another vector loop
-    // (the body has no loops), so the members above stay this loop's.
-    const std::unordered_map<const ExprNode*, CondAtom> atoms = atoms_;
-    for (const auto& [start, width] : chunks) {
+    VectorContext ctx;
+    ctx.in_registers = [this](const BufferNode* b) {
+      auto it = promo_.find(b);
+      return it != promo_.end() && !it->second.plan.failed();
+    };
+    ctx.register_candidate = [this](const BufferNode* b) { return promo_.count(b) > 0; };
+    ctx.copied = vector_copies_ != 1;
+    std::optional<VectorPlan> plan = plan_vector_loop(op, ctx);
+    if (!plan) return false;
+    vvar_ = plan->var;
+    const StoreNode* st = plan->store;
+    const DType t = st->buffer->dtype;
+    for (const auto& [start, width] : plan->chunks) {
       if (width == 1) {
         emit_scalar_lanes(op, start, 1, depth);
         continue;
@@ -655,9 +364,9 @@ class CEmitter : public ExprFunctor<std::string> {
       Lane lane{op->var.get(), start, width, t};
       std::vector<std::string> guards;
       folded_.clear();
-      for (const auto& [node, a] : atoms) {
+      for (const auto& [node, a] : plan->atoms) {
         if (a.is_static) {
-          folded_[node] = atom_value(a, start);
+          folded_[node] = a.value_at(start);
           continue;
         }
         folded_[node] = true;
@@ -673,7 +382,7 @@ class CEmitter : public ExprFunctor<std::string> {
         os_ << "if (" << all << ") {\n";
         ++d;
       }
-      emit_vector_chunk(op, st, conds, lane, d);
+      emit_vector_chunk(op, st, plan->conds, lane, d);
       if (!guards.empty()) {
         indent(os_, depth);
         os_ << "} else {\n";
@@ -734,28 +443,6 @@ class CEmitter : public ExprFunctor<std::string> {
     return f.found;
   }
 
-  std::vector<const BufferNode*> accessed_locals(const Stmt& s) {
-    struct Finder : StmtVisitor {
-      CEmitter* e;
-      std::vector<const BufferNode*> out;
-      void add(const BufferNode* b) {
-        if (e->allocated_.count(b) && std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
-      }
-      void visit_(const StoreNode* op, const Stmt& self) override {
-        add(op->buffer.get());
-        StmtVisitor::visit_(op, self);
-      }
-      void visit_expr(const Expr& x) override {
-        post_order_visit(x, [&](const Expr& y) {
-          if (const auto* l = y.as<BufferLoadNode>()) add(l->buffer.get());
-        });
-      }
-    } f;
-    f.e = this;
-    f.visit(s);
-    return f.out;
-  }
-
   // Emits `body` with the local buffers `cands` in registers where every access allows it
   // (retrying without the buffers that do not), else as is.
   void emit_region(const Stmt& body, int depth, std::vector<const BufferNode*> cands) {
@@ -767,36 +454,29 @@ class CEmitter : public ExprFunctor<std::string> {
     while (!cands.empty()) {
       promo_.clear();
       region_bound_.clear();
-      for (const BufferNode* b : cands) {
-        Promotion p;
-        p.dtype = b->dtype;
-        p.size = allocated_.at(b);
-        promo_.emplace(b, p);
-      }
+      for (const BufferNode* b : cands) promo_.emplace(b, Promotion{b->dtype, RegisterPromotion(allocated_.at(b)), "", ""});
       std::ostringstream saved;
       saved.swap(os_);
       const int saved_next = next_var_;
       emit_stmt(body, depth + 1);
       std::string text = os_.str();
       os_.swap(saved);
-      int vregs = 0, sregs = 0;
-      for (const auto& [b, p] : promo_) {
-        for (const auto& [off, reg] : p.regs) ++(reg.width > 0 ? vregs : sregs);
-      }
+      std::vector<const RegisterPromotion*> plans;
+      for (const auto& [b, p] : promo_) plans.push_back(&p.plan);
+      const bool fits = fits_registers(plans);
       std::vector<const BufferNode*> keep;
       for (const BufferNode* b : cands) {
-        const Promotion& p = promo_.at(b);
-        bool ok = !p.failed && !p.regs.empty() && vregs <= kMaxVectorRegisters && sregs <= kMaxScalarRegisters;
-        if (ok) keep.push_back(b);
+        const RegisterPromotion& p = promo_.at(b).plan;
+        if (!p.failed() && !p.chunks().empty() && fits) keep.push_back(b);
       }
       if (keep.size() == cands.size()) {
         indent(os_, depth);
         os_ << "{\n";
         for (const BufferNode* b : cands) {
           const Promotion& p = promo_.at(b);
-          for (const auto& [off, reg] : p.regs) {
+          for (const auto& [off, reg] : p.plan.chunks()) {
             indent(os_, depth + 1);
-            std::string name = str_cat(p.prefix, off < 0 ? "m" : "", std::abs(off));
+            std::string name = register_name(p.prefix, off);
             std::string addr = str_cat("&", buffers_.at(b), "[", p.base_c, " + ", int_literal(DType::Int32, off), "]");
             if (reg.width > 0) {
               std::string tag = vec_tag(p.dtype, reg.width);
@@ -809,10 +489,10 @@ class CEmitter : public ExprFunctor<std::string> {
         os_ << text;
         for (const BufferNode* b : cands) {
           const Promotion& p = promo_.at(b);
-          for (const auto& [off, reg] : p.regs) {
+          for (const auto& [off, reg] : p.plan.chunks()) {
             if (!reg.stored) continue;
             indent(os_, depth + 1);
-            std::string name = str_cat(p.prefix, off < 0 ? "m" : "", std::abs(off));
+            std::string name = register_name(p.prefix, off);
             std::string addr = str_cat("&", buffers_.at(b), "[", p.base_c, " + ", int_literal(DType::Int32, off), "]");
             if (reg.width > 0) {
               os_ << "mrd_st_" << vec_tag(p.dtype, reg.width) << "(" << addr << ", " << name << ");\n";
@@ -848,33 +528,6 @@ class CEmitter : public ExprFunctor<std::string> {
     } f;
     f.visit(s);
     return f.found;
-  }
-
-  // True when every store below `s` indexes with `v` outside of floordiv/floormod, so the
-  // iterations of a loop over `v` write distinct elements and `omp simd` is safe.
-  static bool stores_vary_with(const Stmt& s, const ExprNode* v) {
-    struct Checker : StmtVisitor {
-      const ExprNode* var;
-      bool ok = true;
-      void visit_(const StoreNode* op, const Stmt& self) override {
-        bool uses = false, hidden = false;
-        for (const Expr& idx : op->indices) {
-          post_order_visit(idx, [&](const Expr& e) {
-            if (e.get() == var) uses = true;
-            if (const auto* b = e.as<BinaryNode>()) {
-              if (b->op == BinaryOp::FloorDiv || b->op == BinaryOp::FloorMod || b->op == BinaryOp::Div) {
-                post_order_visit(b->a, [&](const Expr& x) { hidden = hidden || x.get() == var; });
-              }
-            }
-          });
-        }
-        if (!uses || hidden) ok = false;
-        StmtVisitor::visit_(op, self);
-      }
-    } checker;
-    checker.var = v;
-    checker.visit(s);
-    return checker.ok;
   }
 
   void emit_stmt(const Stmt& s, int depth) {
@@ -930,129 +583,28 @@ class CEmitter : public ExprFunctor<std::string> {
     }
   }
 
-  static bool has_load(const Expr& e) {
-    bool found = false;
-    post_order_visit(e, [&](const Expr& x) { found = found || x.as<BufferLoadNode>(); });
-    return found;
-  }
-
-  static void conjuncts(const Expr& c, std::vector<Expr>& out) {
-    if (const auto* call = c.as<CallNode>(); call && call->op == CallOp::Likely && call->args.size() == 1) {
-      conjuncts(call->args[0], out);
-    } else if (const auto* b = c.as<BinaryNode>(); b && b->op == BinaryOp::And) {
-      conjuncts(b->a, out);
-      conjuncts(b->b, out);
-    } else {
-      out.push_back(c);
-    }
-  }
-
-  // Guard hoisting for a serial loop whose whole body is `if (cond) S`: each conjunct of cond
-  // of the form (+-v + rest) compared with 0, rest invariant in the loop (no loads), becomes a
-  // bound of the loop instead (int64 arithmetic, so it cannot wrap); the other conjuncts stay a
-  // guard. Sets lo/hi (C text) and the body and returns true when a conjunct moved.
-  bool hoist_guard(const ForNode* op, std::string& lo, std::string& hi, Stmt& body, std::string& residual) {
-    const auto* i = body.as<IfThenElseNode>();
-    if (op->for_kind != ForKind::Serial || !i || i->else_case.defined()) return false;
-    const auto* var = op->var.as<VarNode>();
-    std::vector<Expr> parts;
-    conjuncts(i->cond, parts);
-    std::vector<std::string> lows{str_cat("(int64_t)", lo)}, highs{str_cat("(int64_t)", hi)}, rest_parts;
-    for (const Expr& c : parts) {
-      const auto* b = c.as<BinaryNode>();
-      bool moved = false;
-      if (b && (b->op == BinaryOp::LT || b->op == BinaryOp::LE || b->op == BinaryOp::GT || b->op == BinaryOp::GE) &&
-          is_int(b->a->dtype) && !has_load(c)) {
-        AffineIndex d = affine_of(b->a);
-        AffineIndex r = affine_of(b->b);
-        int64_t k = d.coefficient(var) - r.coefficient(var);
-        if ((k == 1 || k == -1) && !d.atom_uses(var) && !r.atom_uses(var) && d.constant > -(int64_t{1} << 40) &&
-            d.constant < (int64_t{1} << 40) && r.constant > -(int64_t{1} << 40) && r.constant < (int64_t{1} << 40)) {
-          // rest = (a - b) without the v term, as int64 C text.
-          std::string rest = int_literal(DType::Int64, d.constant - r.constant);
-          // At most three int32 terms with factors below 2^30: the int64 sum cannot wrap.
-          bool ok = d.terms.size() + r.terms.size() <= 4;
-          for (const auto* side : {&d, &r}) {
-            int64_t sign = side == &d ? 1 : -1;
-            for (const auto& [key, term] : side->terms) {
-              if (term.first.get() == var) continue;
-              if (term.second <= -(int64_t{1} << 30) || term.second >= (int64_t{1} << 30) ||
-                  term.first->dtype != DType::Int32) {
-                ok = false;
-              }
-              rest = str_cat("(", rest, " + (int64_t)", visit(term.first), " * ", int_literal(DType::Int64, sign * term.second), ")");
-            }
-          }
-          if (ok) {
-            // k * v + rest OP 0
-            bool upper = (k == 1) == (b->op == BinaryOp::LT || b->op == BinaryOp::LE);
-            bool strict = b->op == BinaryOp::LT || b->op == BinaryOp::GT;
-            std::string bound = k == 1 ? str_cat("(-", rest, ")") : rest;
-            // upper: v < bound (strict) or v <= bound; lower: v > bound (strict) or v >= bound.
-            if (upper) {
-              highs.push_back(strict ? bound : str_cat("(", bound, " + 1)"));
-            } else {
-              lows.push_back(strict ? str_cat("(", bound, " + 1)") : bound);
-            }
-            moved = true;
-          }
-        }
-      }
-      if (!moved) rest_parts.push_back(visit(c));
-    }
-    if (lows.size() + highs.size() == 2) return false;
-    auto fold = [](const char* f, const std::vector<std::string>& xs) {
-      std::string r = xs[0];
-      for (size_t x = 1; x < xs.size(); ++x) r = str_cat(f, "(", r, ", ", xs[x], ")");
-      return r;
-    };
-    // Clamped into the loop's own range, so the casts back to the loop's type cannot wrap.
-    const char* t = c_type(op->var->dtype);
-    std::string lo0 = lows[0], hi0 = highs[0];
-    lo = str_cat("(", t, ")mrd_min_i64(", fold("mrd_max_i64", lows), ", ", hi0, ")");
-    hi = str_cat("(", t, ")mrd_max_i64(", fold("mrd_min_i64", highs), ", ", lo0, ")");
-    body = i->then_case;
-    for (const std::string& x : rest_parts) residual += str_cat(residual.empty() ? "" : " && ", x);
-    return true;
-  }
-
-  // A serial loop whose body is a guard invariant in it (without loads) becomes the guard around
-  // the loop, from the innermost loop outwards.
-  static Stmt lift_guards(const Stmt& s) {
-    const auto* f = s.as<ForNode>();
-    if (!f || f->for_kind != ForKind::Serial) return s;
-    Stmt b = lift_guards(f->body);
-    const auto* i = b.as<IfThenElseNode>();
-    if (i && !i->else_case.defined() && !uses(i->cond, f->var.get()) && !has_load(i->cond)) {
-      return IfThenElseNode::make(i->cond, ForNode::make(f->var, f->min, f->extent, f->for_kind, i->then_case,
-                                                         f->auto_unroll_max_step));
-    }
-    if (b.get() == f->body.get()) return s;
-    return ForNode::make(f->var, f->min, f->extent, f->for_kind, b, f->auto_unroll_max_step);
-  }
-
   void emit_for(const ForNode* op, int depth) {
-    Stmt lifted_body = op->for_kind == ForKind::Serial ? lift_guards(op->body) : op->body;
-    if (const auto* i = lifted_body.as<IfThenElseNode>();
-        i && op->for_kind == ForKind::Serial && !i->else_case.defined() && !uses(i->cond, op->var.get()) &&
-        !has_load(i->cond)) {
-      indent(os_, depth);
-      os_ << "if (" << visit(i->cond) << ") {\n";
-      emit_stmt(ForNode::make(op->var, op->min, op->extent, op->for_kind, i->then_case, op->auto_unroll_max_step),
-                depth + 1);
-      indent(os_, depth);
-      os_ << "}\n";
-      return;
-    }
     std::string lo = visit(op->min);
-    std::string ext = visit(op->extent);
     const int64_t* cmin = as_const_int(op->min);
     const int64_t* cext = as_const_int(op->extent);
     const char* t = c_type(op->var->dtype);
-    std::string hi = (cmin && *cmin == 0) ? ext : str_cat("(", lo, " + ", ext, ")");
+    // A loop whose extent is `end - min`, min itself (bounds taken from a guard), runs to end.
+    const auto* to_end = op->extent.as<BinaryNode>();
+    const bool has_end = to_end && to_end->op == BinaryOp::Sub && to_end->b.same_as(op->min);
+    std::string hi = has_end                   ? visit(to_end->a)
+                     : (cmin && *cmin == 0) ? visit(op->extent)
+                                            : str_cat("(", lo, " + ", visit(op->extent), ")");
     Scope scope(*this, op->var);
     const int64_t copies_before = vector_copies_;
     bool nonneg = non_negative(op->min);
+    std::optional<std::pair<int64_t, int64_t>> range;
+    if (cmin && cext && *cext > 0) {
+      range = std::make_pair(*cmin, *cmin + *cext - 1);
+    } else if (has_end) {
+      lower::ConstEnds first = lower::const_ends(op->min), end = lower::const_ends(to_end->a);
+      nonneg = nonneg || (first.lo && *first.lo >= 0);
+      if (first.lo && end.hi && *end.hi > *first.lo) range = std::make_pair(*first.lo, *end.hi - 1);
+    }
     if (op->for_kind == ForKind::Vectorized && emit_vector_loop(op, depth)) return;
     // A short vectorized loop outside the vector form, one statement long: its lanes as
     // scalar statements (many tiny simd loops cost the compiler more than they give).
@@ -1070,11 +622,8 @@ class CEmitter : public ExprFunctor<std::string> {
       const ExprNode* var;
       ~RangeScope() { e.ranges_.erase(var); }
     } range_scope{*this, op->var.get()};
-    if (cmin && cext && *cext > 0) ranges_[op->var.get()] = {*cmin, *cmin + *cext - 1};
-    // Bounds taken from a guard only narrow the range above.
-    Stmt body = lifted_body;
-    std::string residual;
-    const bool hoisted = hoist_guard(op, lo, hi, body, residual);
+    if (range) ranges_[op->var.get()] = *range;
+    const Stmt& body = op->body;
 
     switch (op->for_kind) {
       case ForKind::Parallel:
@@ -1109,19 +658,10 @@ class CEmitter : public ExprFunctor<std::string> {
     indent(os_, depth);
     os_ << "for (" << t << " " << v << " = " << lo << "; " << v << " < " << hi << "; ++" << v
         << ") {\n";
-    int d = depth + 1;
-    if (hoisted && !residual.empty()) {
-      indent(os_, d++);
-      os_ << "if (" << residual << ") {\n";
-    }
     if (op->for_kind != ForKind::Vectorized && !has_inner_loops(body)) {
-      emit_region(body, d, accessed_locals(body));
+      emit_region(body, depth + 1, accessed_locals(body, allocated_));
     } else {
-      emit_stmt(body, d);
-    }
-    if (d > depth + 1) {
-      indent(os_, depth + 1);
-      os_ << "}\n";
+      emit_stmt(body, depth + 1);
     }
     vector_copies_ = copies_before;
     indent(os_, depth);
@@ -1149,7 +689,7 @@ class CEmitter : public ExprFunctor<std::string> {
       indent(os_, depth + 1);
       os_ << t << " " << name << "[" << n << "] __attribute__((aligned(64)));\n";
       // A buffer that fits in registers may live in them for its whole scope.
-      if (n * dtype_bytes(b->dtype) <= 64 * kMaxVectorRegisters) {
+      if (fits_whole_scope(n, b->dtype)) {
         emit_region(op->body, depth + 1, {b.get()});
       } else {
         emit_stmt(op->body, depth + 1);

@@ -4,22 +4,16 @@
 // and non-zero when a heap allocation failed.
 //
 // Every identifier in the output is generated (buffers b0, b1, ..., variables v0, v1, ...);
-// names from the workload appear only in comments, reduced to [A-Za-z0-9_]. Parallel loops
-// become OpenMP `parallel for`. Unrolled loops with constant bounds are expanded into copies
-// (expand_unrolled.h), larger ones get `GCC unroll`. A vectorized loop whose body is one store
-// under a chain of conditions, of contiguous or lane-invariant operands with + - * min max (and
-// / for floats) and selects, becomes GCC vector statements in chunks of 16, 8, 4, 2 float lanes
-// (8, 4, 2 double lanes...) and single lanes for a remainder. A condition on the lane must be
-// affine in it: with constant terms only (padding borders) the loop is cut where it changes
-// and each chunk takes its branch statically; with lane-invariant terms (guards of
-// non-divisible splits) each chunk checks it at its first and last lane and runs lane by lane
-// when it fails. A strided read into a register accumulator is gathered. Other vectorized
-// loops stay `omp simd` loops (extent <= 4: scalar statements). A serial loop whose body is a
-// guard takes the guard's conjuncts of the form +-v + invariant compared with 0 as its bounds;
-// a guard invariant in a serial loop moves outside it. A local allocation whose accesses
-// within a loop body (or its whole scope) are all at constant offsets from one invariant base
-// lives there in variables (vector or scalar registers), loaded on entry and stored on exit.
-// Floats are written exactly (hex literals).
+// names from the workload appear only in comments, reduced to [A-Za-z0-9_]. The unit starts
+// with the prelude (c_prelude.h). Parallel loops become OpenMP `parallel for`. Unrolled loops
+// that finish_lowering left (too many stores to expand) get `GCC unroll`. A vectorized loop
+// becomes GCC vector statements when the vector plan says so (c_vector_plan.h), else an `omp
+// simd` loop (extent <= 4: scalar statements). A local allocation lives in variables (vector
+// or scalar registers) within a loop body or its whole scope when the register plan admits
+// every access there (c_register_plan.h), loaded on entry and stored on exit. A loop whose
+// extent is `end - min` (its own min node: bounds taken from a guard) prints `v < end`.
+// Floats are written exactly (hex literals). Guards are lifted out of serial loops and turned
+// into their bounds before printing, in the C tail of finish_lowering.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +26,8 @@ namespace mrd::codegen {
 /// Local allocations up to this many bytes live on the stack; larger ones on the heap.
 inline constexpr int64_t kMaxStackAllocationBytes = 64 * 1024;
 
-/// The C source of `f`. Throws InternalError for IR that lowering should never produce
-/// (tensor reads, reductions, unbound variables).
+/// The C source of `f`, as finish_lowering leaves it for Backend::C. Throws InternalError for
+/// IR that lowering should never produce (tensor reads, reductions, unbound variables).
 std::string emit_c(const ir::PrimFunc& f);
 
 }  // namespace mrd::codegen

@@ -95,6 +95,42 @@ std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) {
   }
 }
 
+ConstEnds const_ends(const Expr& e) {
+  if (const auto* i = e.as<IntImmNode>()) return ConstEnds{i->value, i->value};
+  if (const auto* c = e.as<CastNode>()) {
+    if (!is_int(c->dtype) || !is_int(c->value->dtype)) return {};
+    ConstEnds r = const_ends(c->value);
+    if (dtype_bytes(c->dtype) >= dtype_bytes(c->value->dtype)) return r;
+    if (!r.lo || !r.hi || !fits(c->dtype, *r.lo) || !fits(c->dtype, *r.hi)) return {};
+    return r;
+  }
+  const auto* b = e.as<BinaryNode>();
+  if (!b || !is_int(b->dtype)) return {};
+  ConstEnds x = const_ends(b->a), y = const_ends(b->b);
+  auto pick = [](std::optional<int64_t> p, std::optional<int64_t> q, bool need_both, auto f) -> std::optional<int64_t> {
+    if (p && q) return f(*p, *q);
+    if (need_both) return std::nullopt;
+    return p ? p : q;
+  };
+  auto lesser = [](int64_t p, int64_t q) { return std::min(p, q); };
+  auto greater = [](int64_t p, int64_t q) { return std::max(p, q); };
+  switch (b->op) {
+    case BinaryOp::Min: return ConstEnds{pick(x.lo, y.lo, true, lesser), pick(x.hi, y.hi, false, lesser)};
+    case BinaryOp::Max: return ConstEnds{pick(x.lo, y.lo, false, greater), pick(x.hi, y.hi, true, greater)};
+    case BinaryOp::Add:
+    case BinaryOp::Sub: {
+      if (!x.lo || !x.hi || !y.lo || !y.hi) return {};
+      std::optional<ConstRange> r =
+          b->op == BinaryOp::Add ? make_range(b->dtype, __int128{*x.lo} + *y.lo, __int128{*x.hi} + *y.hi)
+                                 : make_range(b->dtype, __int128{*x.lo} - *y.hi, __int128{*x.hi} - *y.lo);
+      if (!r) return {};
+      return ConstEnds{r->lo, r->hi};
+    }
+    default:
+      return {};
+  }
+}
+
 bool structural_equal(const Expr& a, const Expr& b) {
   if (a.same_as(b)) return true;
   if (!a.defined() || !b.defined()) return false;

@@ -24,6 +24,14 @@ using VarRanges = std::unordered_map<const ir::VarNode*, ConstRange>;
 /// range (or an unsupported node) is involved.
 std::optional<ConstRange> const_bound(const ir::Expr& e, const VarRanges& ranges);
 
+/// Constant ends that hold whatever values the variables take, each end on its own: nullopt
+/// where it depends on a variable (min(x, 4) <= 4 and max(x, 0) >= 0 for any x). Sums and
+/// differences need both ends of both operands, so that nothing here can wrap.
+struct ConstEnds {
+  std::optional<int64_t> lo, hi;
+};
+ConstEnds const_ends(const ir::Expr& e);
+
 /// Same node kinds, types, fields and children; variables compare by identity.
 bool structural_equal(const ir::Expr& a, const ir::Expr& b);
 

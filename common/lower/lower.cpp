@@ -9,8 +9,10 @@
 #include "common/ir/printer.h"
 #include "common/lower/bind_buffers.h"
 #include "common/lower/expand_unrolled.h"
+#include "common/lower/hoist_guard_bounds.h"
 #include "common/lower/infer_bound.h"
 #include "common/lower/inline_stages.h"
+#include "common/lower/lift_guards.h"
 #include "common/lower/lower_context.h"
 #include "common/lower/rewrite_layout.h"
 #include "common/lower/schedule_ops.h"
@@ -100,6 +102,14 @@ ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend) {
   } else {
     next = expand_unrolled(s, kMaxUnrolledStoresC);
     log_pass("expand_unrolled", s, next);
+    s = next;
+
+    next = lift_guards(s);
+    log_pass("lift_guards", s, next);
+    s = next;
+
+    next = hoist_guard_bounds(s);
+    log_pass("hoist_guard_bounds", s, next);
     s = next;
   }
   f.body = s;

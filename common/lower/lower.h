@@ -20,7 +20,8 @@ ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>
 
 /// The backend's tail of passes over a lowered function. LLVM, as TVM builds `llvm`:
 /// vectorize_loop, expand_unrolled (every unrolled loop), simplify. C: expand_unrolled up to
-/// kMaxUnrolledStoresC stores (the C printer keeps vectorized loops and plans them itself).
+/// kMaxUnrolledStoresC stores, lift_guards, hoist_guard_bounds (vectorized loops stay loops:
+/// the C printer plans them itself).
 ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend);
 
 /// TVM's LayoutRewriteOption: 0 no rewrite, 1 insert a layout transform stage

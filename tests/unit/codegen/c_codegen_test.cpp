@@ -483,8 +483,8 @@ TEST_CASE("emit_c: guards affine in a serial loop's variable become its bounds")
     PrimFunc f{{in, out}, body};
     std::string src = emit_c_backend(f);
     INFO("n = " << n << "\n" << src);
-    CHECK(src.find("mrd_min_i64((int64_t)4, ") != std::string::npos);
-    CHECK(src.find("mrd_max_i64((int64_t)0, ") != std::string::npos);
+    CHECK(src.find("mrd_min_i64(INT64_C(4), ") != std::string::npos);
+    CHECK(src.find("mrd_max_i64(INT64_C(0), ") != std::string::npos);
     CHECK(src.find("__builtin_expect") == std::string::npos);
     check_against_interpreter(f, src);
   }
