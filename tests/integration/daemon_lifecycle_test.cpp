@@ -126,3 +126,23 @@ TEST_CASE("SIGHUP reopens the log file") {
   client::Client c(d.socket());  // still serving
   CHECK(c.status().workers == 1);
 }
+
+TEST_CASE("SIGHUP with a log file that cannot be reopened keeps the old one and says so") {
+  TempDir logs;
+  std::string log = (logs.path / "measurerd.log").string();
+  Daemon d(1, {"--log-file", log});
+  std::filesystem::rename(log, log + ".1");
+  std::filesystem::create_directory(log);  // opening it for appending fails, even for root
+  REQUIRE(::kill(d.pid(), SIGHUP) == 0);
+  // The warning goes to the file the daemon had open, now named log.1.
+  while (file_text(log + ".1").find("cannot reopen log file") == std::string::npos)
+    if (!process_running(d.pid())) FAIL("measurerd ended on SIGHUP");
+  client::Client c(d.socket());  // still serving
+  CHECK(c.status().workers == 1);
+  // Once the path can be opened again, the next SIGHUP reopens it.
+  std::filesystem::remove(log);
+  REQUIRE(::kill(d.pid(), SIGHUP) == 0);
+  while (file_text(log).find("log file reopened") == std::string::npos)
+    if (!process_running(d.pid())) FAIL("measurerd ended on SIGHUP");
+  CHECK(d.terminate() == 0);
+}
