@@ -31,7 +31,14 @@ Server::Server(asio::io_context& io, ServerConfig config)
       cpu_model_(cpu_model()) {}
 
 Server::~Server() {
-  if (bound_here_) ::unlink(socket_path_.c_str());
+  remove_socket_file();
+}
+
+void Server::remove_socket_file() {
+  if (!bound_id_) return;
+  if (!unlink_if_ours(socket_path_, *bound_id_))
+    spdlog::info("not removing {}: it is no longer the socket this measurerd bound", socket_path_);
+  bound_id_.reset();
 }
 
 void Server::start() {
@@ -43,8 +50,7 @@ void Server::start() {
     spdlog::info("listening on {} (socket from systemd)", socket_path_);
   } else {
     socket_path_ = config_.socket_path.empty() ? default_socket_path() : config_.socket_path;
-    bind_listen(acceptor_, socket_path_);
-    bound_here_ = true;
+    bound_id_ = bind_listen(acceptor_, socket_path_);
     spdlog::info("listening on {}", socket_path_);
   }
   set_peer_policy();
@@ -154,10 +160,7 @@ void Server::stop() {
   dispatcher_.stop();
   sessions_.stop_all(proto::ErrorCode::ShuttingDown, "measurerd is shutting down");
   pool_.stop();
-  if (bound_here_) {
-    ::unlink(socket_path_.c_str());
-    bound_here_ = false;
-  }
+  remove_socket_file();
 }
 
 proto::Welcome Server::welcome() const {

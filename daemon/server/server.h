@@ -7,11 +7,13 @@
 #include <boost/asio.hpp>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/measure/measure_types.h"
 #include "common/proto/frame.h"
 #include "daemon/server/dispatcher.h"
+#include "daemon/server/listen_socket.h"
 #include "daemon/server/peer_policy.h"
 #include "daemon/server/process_worker_pool.h"
 #include "daemon/server/session_manager.h"
@@ -44,6 +46,8 @@ class Server {
   /// Sets the peer policy once the socket file is known (its group is the default group).
   void set_peer_policy();
   void wait_signal();
+  /// Unlinks the socket file this daemon bound, unless the path now names another file.
+  void remove_socket_file();
   /// Refreshes systemd's STATUS= line every few seconds, when it changed.
   void report_status();
   proto::Welcome welcome() const;
@@ -61,7 +65,8 @@ class Server {
   PeerPolicy peer_policy_;
   std::string peer_policy_text_;
   std::string last_status_;
-  bool bound_here_ = false;
+  /// The socket file this daemon bound (none when systemd passed the socket).
+  std::optional<SocketFileId> bound_id_;
   bool stopped_ = false;
   uint64_t next_client_ = 1;
   std::string cpu_model_;

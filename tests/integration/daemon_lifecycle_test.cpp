@@ -146,3 +146,18 @@ TEST_CASE("SIGHUP with a log file that cannot be reopened keeps the old one and 
     if (!process_running(d.pid())) FAIL("measurerd ended on SIGHUP");
   CHECK(d.terminate() == 0);
 }
+
+TEST_CASE("a daemon stopping removes only the socket file it bound") {
+  Daemon first(1);
+  std::string path = first.socket();
+  // Someone removes the first daemon's socket file; a second daemon binds the same path.
+  REQUIRE(std::filesystem::remove(path));
+  Daemon second(1, {}, path);
+  CHECK(first.terminate() == 0);
+  REQUIRE(std::filesystem::exists(path));
+  client::Client c(path);  // the second daemon is still reachable
+  CHECK(c.status().workers == 1);
+  CHECK(first.log().find("not removing") != std::string::npos);
+  CHECK(second.terminate() == 0);
+  CHECK_FALSE(std::filesystem::exists(path));
+}
