@@ -2,11 +2,14 @@
 // background); under systemd it takes its socket from socket activation and reports READY=1.
 #include <spdlog/spdlog.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <boost/asio.hpp>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -37,6 +40,16 @@ std::string default_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/measurerd";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/measurerd";
   return "/tmp/measurerd-cache-" + std::to_string(getuid());
+}
+
+/// Raises the soft open-file limit to the hard one: each connection takes a descriptor, and the
+/// usual soft default (1024) is a few hundred idle connections away.
+void raise_open_file_limit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= lim.rlim_max) return;
+  lim.rlim_cur = lim.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &lim) != 0)
+    spdlog::warn("cannot raise the open-file limit to {}: {}", lim.rlim_max, std::strerror(errno));
 }
 
 void make_private_dir(const std::string& dir) {
@@ -123,6 +136,7 @@ int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
   try {
     daemon::setup_logging(log_file, log_level);
+    raise_open_file_limit();
     for (const auto& u : allow_uids) config.allow.uids.push_back(daemon::resolve_uid(u));
     for (const auto& g : allow_gids) config.allow.gids.push_back(daemon::resolve_gid(g));
     make_private_dir(config.pool.cache_dir);

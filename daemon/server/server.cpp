@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -26,6 +27,7 @@ Server::Server(asio::io_context& io, ServerConfig config)
       acceptor_(io),
       signals_(io, SIGTERM, SIGINT, SIGHUP),
       status_timer_(io),
+      accept_timer_(io),
       pool_(io, config_.pool),
       dispatcher_(pool_, config_.policy),
       cpu_model_(cpu_model()) {}
@@ -102,8 +104,14 @@ void Server::do_accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, local::socket socket) {
     if (stopped_ || !acceptor_.is_open()) return;
     if (ec) {
-      spdlog::warn("accept: {}", ec.message());
-    } else {
+      accept_failed(ec);
+      return;
+    }
+    if (accept_failures_ > 0) {
+      spdlog::info("accepting connections again after {} failed attempts", accept_failures_);
+      accept_failures_ = 0;
+    }
+    {
       set_close_on_exec(socket.native_handle());
       auto cred = peer_credentials(socket.native_handle());
       uint64_t id = next_client_++;
@@ -136,6 +144,24 @@ void Server::do_accept() {
   });
 }
 
+void Server::accept_failed(const boost::system::error_code& ec) {
+  // Out of descriptors (EMFILE, ENFILE) or kernel memory, the pending connection stays in the
+  // backlog and the acceptor is readable again at once: re-arming now would spin. Wait, with a
+  // growing pause, and say so once per episode.
+  if (accept_failures_++ == 0) {
+    accept_backoff_ = kAcceptBackoffMin;
+    spdlog::warn("accept: {}; retrying every {} ms at most until a connection is accepted",
+                 ec.message(), kAcceptBackoffMax.count());
+  } else {
+    accept_backoff_ = std::min(accept_backoff_ * 2, kAcceptBackoffMax);
+  }
+  accept_timer_.expires_after(accept_backoff_);
+  accept_timer_.async_wait([this](boost::system::error_code tec) {
+    if (tec || stopped_) return;
+    do_accept();
+  });
+}
+
 void Server::wait_signal() {
   signals_.async_wait([this](boost::system::error_code ec, int sig) {
     if (ec) return;
@@ -157,6 +183,7 @@ void Server::stop() {
   acceptor_.close(ec);
   signals_.cancel(ec);
   status_timer_.cancel();
+  accept_timer_.cancel();
   dispatcher_.stop();
   sessions_.stop_all(proto::ErrorCode::ShuttingDown, "measurerd is shutting down");
   pool_.stop();

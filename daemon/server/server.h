@@ -43,6 +43,8 @@ class Server {
 
  private:
   void do_accept();
+  /// Backs off after a failed accept (descriptors exhausted): one warning per episode.
+  void accept_failed(const boost::system::error_code& ec);
   /// Sets the peer policy once the socket file is known (its group is the default group).
   void set_peer_policy();
   void wait_signal();
@@ -58,6 +60,11 @@ class Server {
   boost::asio::local::stream_protocol::acceptor acceptor_;
   boost::asio::signal_set signals_;
   boost::asio::steady_timer status_timer_;
+  boost::asio::steady_timer accept_timer_;
+  static constexpr std::chrono::milliseconds kAcceptBackoffMin{10};
+  static constexpr std::chrono::milliseconds kAcceptBackoffMax{200};
+  std::chrono::milliseconds accept_backoff_ = kAcceptBackoffMin;
+  uint64_t accept_failures_ = 0;  ///< failed accepts in the current episode
   ProcessWorkerPool pool_;
   Dispatcher dispatcher_;
   SessionManager sessions_;
