@@ -95,12 +95,31 @@ void Dispatcher::drop_client(uint64_t client) {
     drop_waiting(*it->second);
     it = requests_.erase(it);
   }
+  paused_.erase(client);
   schedule();
+}
+
+void Dispatcher::pause_client(uint64_t client) {
+  paused_.insert(client);
+}
+
+void Dispatcher::resume_client(uint64_t client) {
+  if (paused_.erase(client)) schedule();
+}
+
+uint64_t Dispatcher::runnable_runs() const {
+  uint64_t n = waiting_runs_;
+  for (uint64_t client : paused_)
+    for (auto it = requests_.lower_bound(Key{client, 0});
+         it != requests_.end() && it->first.first == client; ++it)
+      n -= it->second->built.size();
+  return n;
 }
 
 void Dispatcher::stop() {
   for (auto& [key, r] : requests_) drop_waiting(*r);
   requests_.clear();
+  paused_.clear();
   *alive_ = false;
   alive_ = std::make_shared<bool>(true);
 }
@@ -122,11 +141,12 @@ DispatcherStats Dispatcher::stats() const {
 template <class Pred>
 Dispatcher::Request* Dispatcher::next_request(Key& cursor, Pred pred) {
   if (requests_.empty()) return nullptr;
+  auto ok = [&](const auto& it) { return !paused(it->first.first) && pred(*it->second); };
   auto start = requests_.upper_bound(cursor);
   for (auto it = start; it != requests_.end(); ++it)
-    if (pred(*it->second)) return cursor = it->first, it->second.get();
+    if (ok(it)) return cursor = it->first, it->second.get();
   for (auto it = requests_.begin(); it != start; ++it)
-    if (pred(*it->second)) return cursor = it->first, it->second.get();
+    if (ok(it)) return cursor = it->first, it->second.get();
   return nullptr;
 }
 
@@ -134,10 +154,11 @@ void Dispatcher::schedule() {
   while (pool_.idle() > 0) {
     if (policy_ == measure::TimingPolicy::Exclusive) {
       if (running_ > 0) return;
-      if (waiting_runs_ == 0) timing_phase_ = false;
-      bool backlog_full = waiting_runs_ >= run_batch();
+      uint64_t runs = runnable_runs();
+      if (runs == 0) timing_phase_ = false;
+      bool backlog_full = runs >= run_batch();
       if (!timing_phase_ && !backlog_full && start_build()) continue;
-      if (waiting_runs_ == 0 || building_ > 0) return;
+      if (runs == 0 || building_ > 0) return;
       timing_phase_ = true;  // until the backlog is timed, no build starts
       start_run();
       return;

@@ -59,6 +59,10 @@ class Dispatcher {
   /// Forgets every request of a client that went away; their queued inputs are dropped and the
   /// results of their jobs on workers are discarded.
   void drop_client(uint64_t client);
+  /// A client that does not read its results: none of its jobs starts until it is resumed
+  /// (jobs on workers finish). Its waiting candidates do not hold up anyone else's.
+  void pause_client(uint64_t client);
+  void resume_client(uint64_t client);
   /// Drops everything; used at shutdown.
   void stop();
 
@@ -97,6 +101,9 @@ class Dispatcher {
   };
 
   void schedule();
+  bool paused(uint64_t client) const { return paused_.count(client) > 0; }
+  /// Built candidates waiting for a run whose client is not paused.
+  uint64_t runnable_runs() const;
   size_t run_batch() const;
   bool start_build();
   bool start_run();
@@ -111,6 +118,7 @@ class Dispatcher {
   WorkerPool& pool_;
   measure::TimingPolicy policy_;
   std::map<Key, std::unique_ptr<Request>> requests_;
+  std::set<uint64_t> paused_;
   Key build_cursor_{0, 0};
   Key run_cursor_{0, 0};
   uint64_t next_serial_ = 1;

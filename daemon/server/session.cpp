@@ -24,10 +24,12 @@ void Session::start() {
 }
 
 void Session::do_read() {
-  if (closing_) return;
+  if (closing_ || closed_ || paused_ || reading_) return;
+  reading_ = true;
   auto self = shared_from_this();
   socket_.async_read_some(
       asio::buffer(buffer_), [this, self](boost::system::error_code ec, size_t n) {
+        reading_ = false;
         if (closed_ || closing_) return;
         if (ec) {
           if (decoder_.mid_frame())
@@ -54,8 +56,24 @@ void Session::do_read() {
           spdlog::warn("client {}: {}", client_id_, decoder_.failure()->message);
           fail(decoder_.failure()->code, decoder_.failure()->message);
         }
-        do_read();
+        if (unsent_ > ctx_.max_unsent) pause();
+        do_read();  // not while paused
       });
+}
+
+void Session::pause() {
+  if (paused_ || closing_ || closed_) return;
+  paused_ = true;
+  spdlog::debug("client {}: {} bytes unsent; not reading until it reads", client_id_, unsent_);
+  if (ctx_.dispatcher) ctx_.dispatcher->pause_client(client_id_);
+}
+
+void Session::resume() {
+  if (!paused_) return;
+  paused_ = false;
+  spdlog::debug("client {}: reading again", client_id_);
+  if (ctx_.dispatcher) ctx_.dispatcher->resume_client(client_id_);
+  do_read();
 }
 
 void Session::handle_frame(const proto::Frame& frame) {
@@ -138,7 +156,10 @@ void Session::handle_measure(const proto::Frame& frame) {
 
 void Session::send(std::string frame) {
   if (closed_) return;
+  unsent_ += frame.size();
   out_.push_back(std::move(frame));
+  // Results keep coming from jobs already on workers; no new job of this client starts.
+  if (unsent_ > ctx_.max_unsent) pause();
   if (!writing_) do_write();
 }
 
@@ -157,7 +178,9 @@ void Session::do_write() {
                         close();
                         return;
                       }
+                      unsent_ -= out_.front().size();
                       out_.pop_front();
+                      if (paused_ && unsent_ <= ctx_.max_unsent / 2) resume();
                       do_write();
                     });
 }
@@ -182,6 +205,7 @@ void Session::close() {
   socket_.shutdown(Socket::shutdown_both, ignored);
   socket_.close(ignored);
   out_.clear();
+  unsent_ = 0;
   if (ctx_.dispatcher) ctx_.dispatcher->drop_client(client_id_);
   if (ctx_.manager) ctx_.manager->leave(client_id_);
 }

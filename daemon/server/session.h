@@ -1,6 +1,8 @@
 // One client connection: owns the socket, reads frames through the pure FrameDecoder, answers
 // hello and status, hands measure requests to the dispatcher and writes results back as they
-// come. Every error becomes an Error frame; a frame-level error (bad magic, version, oversized
+// come. A peer that does not read its replies is not read from either while its unsent bytes
+// exceed a limit, and its jobs wait, so its replies cannot grow the daemon. Every error becomes
+// an Error frame; a frame-level error (bad magic, version, oversized
 // length, malformed body) closes the connection after the Error frame is written. The socket
 // is injected, so tests drive a session over local::connect_pair.
 #pragma once
@@ -32,6 +34,9 @@ struct SessionContext {
   proto::Limits limits;
   /// Requests one connection may have in flight; more are refused (INVALID_REQUEST).
   size_t max_requests = 256;
+  /// Bytes queued for the peer and not yet written past which the session stops reading from
+  /// it and its jobs stop starting, until it has read half of them.
+  size_t max_unsent = 4u << 20;
 };
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -53,6 +58,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void handle_measure(const proto::Frame& frame);
   void send(std::string frame);
   void do_write();
+  /// The peer reads too slowly: stop reading it and starting its jobs.
+  void pause();
+  void resume();
   void fail(proto::ErrorCode code, const std::string& message);
   void close();
 
@@ -62,7 +70,10 @@ class Session : public std::enable_shared_from_this<Session> {
   proto::FrameDecoder decoder_;
   std::array<char, 64 * 1024> buffer_;
   std::deque<std::string> out_;
+  size_t unsent_ = 0;  ///< bytes in out_
   bool writing_ = false;
+  bool paused_ = false;   ///< over max_unsent: not reading, no job starting
+  bool reading_ = false;  ///< a read is pending
   bool greeted_ = false;
   bool closing_ = false;  ///< no more reads; close when the write queue drains
   bool closed_ = false;

@@ -30,6 +30,14 @@ std::pair<size_t, int> open_fds(pid_t pid) {
   return {n, highest};
 }
 
+/// VmHWM of a process: its peak resident set, in KiB.
+uint64_t peak_rss_kb(pid_t pid) {
+  std::string text = file_text("/proc/" + std::to_string(pid) + "/status");
+  auto at = text.find("VmHWM:");
+  REQUIRE(at != std::string::npos);
+  return std::stoull(text.substr(at + 6));
+}
+
 /// Connects and says Hello; returns once the Welcome arrived.
 std::unique_ptr<RawConnection> greeted(const std::string& socket) {
   auto c = std::make_unique<RawConnection>(socket);
@@ -85,4 +93,56 @@ TEST_CASE("out of descriptors, accept backs off with one warning and recovers") 
   held.clear();
   client::Client c(d.socket());
   CHECK(c.status().workers == 1);
+}
+
+TEST_CASE("a client that sends and never reads does not grow the daemon") {
+  Daemon d(1);
+  auto c = greeted(d.socket());
+  // One million StatusRequests (12 MB) whose replies (about 150 MB) are never read. The daemon
+  // stops reading once its unsent bytes pass the limit, so the send stalls long before the end.
+  const std::string one = proto::encode(proto::StatusRequest{});
+  const size_t total = 1000000;
+  std::string batch;
+  for (int i = 0; i < 4096; ++i) batch += one;
+  timeval guard{2, 0};  // ends a stalled send; the daemon's memory is what is judged
+  REQUIRE(::setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &guard, sizeof guard) == 0);
+  size_t sent_bytes = 0;
+  while (sent_bytes < total * one.size()) {
+    size_t want = std::min(batch.size(), total * one.size() - sent_bytes);
+    ssize_t n = ::send(c->fd, batch.data() + sent_bytes % batch.size(),
+                       std::min(want, batch.size() - sent_bytes % batch.size()), MSG_NOSIGNAL);
+    if (n <= 0) break;  // stalled: the daemon stopped reading
+    sent_bytes += size_t(n);
+  }
+  uint64_t peak_kb = peak_rss_kb(d.pid());
+  INFO("sent " << sent_bytes << " bytes; daemon peak RSS " << peak_kb << " KiB");
+  CHECK(sent_bytes < total * one.size());
+  CHECK(peak_kb < 64 * 1024);
+  // Another client is served meanwhile.
+  client::Client other(d.socket());
+  CHECK(other.status().workers == 1);
+  // Reading now, the client gets a reply for each whole request it sent, and the daemon reads
+  // the rest of a request cut in the middle once the client finishes sending it.
+  size_t whole = sent_bytes / one.size();
+  size_t cut = sent_bytes % one.size();
+  timeval none{0, 0};
+  REQUIRE(::setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none) == 0);
+  size_t replies = 0;
+  char buf[65536];
+  bool completed_cut = cut == 0;
+  while (replies < whole + (cut ? 1 : 0)) {
+    if (!completed_cut && replies >= whole) {
+      REQUIRE(c->send(one.substr(cut)));
+      completed_cut = true;
+    }
+    ssize_t n = ::recv(c->fd, buf, sizeof buf, 0);
+    REQUIRE(n > 0);
+    c->decoder.feed(std::string_view(buf, size_t(n)));
+    while (auto f = c->decoder.next()) {
+      REQUIRE(f->type == uint16_t(proto::MessageType::StatusReply));
+      ++replies;
+    }
+  }
+  CHECK(replies == whole + (cut ? 1 : 0));
+  CHECK(peak_rss_kb(d.pid()) < 64 * 1024);
 }

@@ -259,3 +259,30 @@ TEST_CASE("a repeated state waits for the identical build in flight instead of c
   CHECK(c.indices == std::vector<uint32_t>{0, 1, 2});
   CHECK(c.done == 1);
 }
+
+TEST_CASE("a paused client starts no job; its backlog holds up nobody else") {
+  FakeWorkerPool pool(1);
+  Dispatcher d(pool, TimingPolicy::Exclusive);
+  Collected a, b;
+  d.submit(1, request(1, "a", 2), sink_for(a));
+  REQUIRE(pool.jobs.size() == 1);
+  pool.complete(0, ok());  // a0 built; a1 building
+  d.pause_client(1);
+  pool.complete(0, ok());  // a1 built: the job on the worker finishes, nothing of a starts
+  CHECK(pool.jobs.empty());
+  d.submit(2, request(1, "b", 1), sink_for(b));
+  // a's built candidates wait for a run, but b is built and timed meanwhile.
+  REQUIRE(pool.jobs.size() == 1);
+  CHECK(pool.jobs[0].job.steps == "b0");
+  pool.complete(0, ok());
+  REQUIRE(pool.jobs.size() == 1);
+  CHECK(pool.jobs[0].job.phase == Phase::Run);
+  CHECK(pool.jobs[0].job.steps == "b0");
+  pool.complete(0, ok());
+  CHECK(b.done == 1);
+  CHECK(pool.jobs.empty());
+  d.resume_client(1);
+  while (!pool.jobs.empty()) pool.complete(0, ok());
+  CHECK(a.indices == std::vector<uint32_t>{0, 1});
+  CHECK(a.done == 1);
+}
