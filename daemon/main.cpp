@@ -114,6 +114,45 @@ int main(int argc, char** argv) {
                  "comma-separated (see --allow-uid)")
       ->delimiter(',')
       ->type_name("GROUP");
+  auto& peer = config.peer;
+  app.add_option("--hello-timeout", peer.hello_timeout,
+                 "seconds a new connection has to send its Hello (0: no limit)")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  app.add_option("--idle-timeout", peer.idle_timeout,
+                 "seconds a connection may stay idle: no frame received, no reply written, no "
+                 "request in flight or its replies unread (0: no limit)")
+      ->check(CLI::Range(0.0, 86400.0 * 365))
+      ->capture_default_str();
+  app.add_option("--max-connections-per-uid", peer.max_connections_per_uid,
+                 "connections one uid may have open at once")
+      ->check(CLI::Range(size_t(1), size_t(1) << 20))
+      ->capture_default_str();
+  app.add_option("--max-requests-per-uid", peer.max_requests_per_uid,
+                 "requests one uid may have in flight over all its connections")
+      ->check(CLI::Range(size_t(1), size_t(1) << 24))
+      ->capture_default_str();
+  app.add_option("--max-requests-per-connection", peer.max_requests_per_connection,
+                 "requests one connection may have in flight")
+      ->check(CLI::Range(size_t(1), size_t(1) << 24))
+      ->capture_default_str();
+  app.add_option("--max-unsent-bytes", peer.max_unsent,
+                 "reply bytes queued for a connection past which measurerd stops reading it and "
+                 "starting its jobs until it reads")
+      ->check(CLI::Range(size_t(4096), size_t(1) << 32))
+      ->capture_default_str();
+  app.add_option("--max-min-repeat-ms", config.caps.max_min_repeat_ms,
+                 "largest min_repeat_ms a request may ask for")
+      ->check(CLI::Range(0.0, 600000.0))
+      ->capture_default_str();
+  app.add_option("--max-run-timeout", config.caps.max_run_timeout,
+                 "largest run timeout a request may ask for, seconds")
+      ->check(CLI::Range(0.001, 3600.0))
+      ->capture_default_str();
+  app.add_option("--max-calls", config.caps.max_calls,
+                 "largest repeat x number a request may ask for")
+      ->check(CLI::Range(uint64_t(1), uint64_t(1000000000)))
+      ->capture_default_str();
   app.add_option("--log-file", log_file, "log to this file instead of stderr (SIGHUP reopens it)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   app.add_flag("--test-faults", config.pool.test_faults,

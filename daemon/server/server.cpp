@@ -111,37 +111,61 @@ void Server::do_accept() {
       spdlog::info("accepting connections again after {} failed attempts", accept_failures_);
       accept_failures_ = 0;
     }
-    {
-      set_close_on_exec(socket.native_handle());
-      auto cred = peer_credentials(socket.native_handle());
-      uint64_t id = next_client_++;
-      if (!peer_allowed(peer_policy_, cred)) {
-        // Refused before reading a byte: one Error frame, then the connection closes. The
-        // session is never started and never joins the live sessions.
-        spdlog::warn("client {} refused: {} is not allowed (allowed: {})", id, describe_peer(cred),
-                     peer_policy_text_);
-        SessionContext refused;
-        refused.max_body = config_.max_body;
-        auto s = std::make_shared<Session>(std::move(socket), std::move(refused), id);
-        s->close_with_error(proto::ErrorCode::PeerNotAllowed,
-                            refusal_message(cred, peer_policy_text_));
-        do_accept();
-        return;
-      }
-      spdlog::info("client {} connected: {}", id, describe_peer(cred));
-      SessionContext ctx;
-      ctx.dispatcher = &dispatcher_;
-      ctx.manager = &sessions_;
-      ctx.welcome = [this] { return welcome(); };
-      ctx.status = [this] { return status(); };
-      ctx.max_body = config_.max_body;
-      ctx.limits.max_states = config_.max_states;
-      auto s = std::make_shared<Session>(std::move(socket), std::move(ctx), id);
-      sessions_.join(s);
-      s->start();
-    }
+    on_accepted(std::move(socket));
     do_accept();
   });
+}
+
+void Server::refuse(local::socket socket, uint64_t id, proto::ErrorCode code,
+                    const std::string& message) {
+  // Refused before reading a byte: one Error frame, then the connection closes. The session
+  // is never started and never joins the live sessions.
+  SessionContext refused;
+  refused.max_body = config_.max_body;
+  auto s = std::make_shared<Session>(std::move(socket), std::move(refused), id);
+  s->close_with_error(code, message);
+}
+
+void Server::on_accepted(local::socket socket) {
+  set_close_on_exec(socket.native_handle());
+  auto cred = peer_credentials(socket.native_handle());
+  uint64_t id = next_client_++;
+  if (!peer_allowed(peer_policy_, cred)) {
+    spdlog::warn("client {} refused: {} is not allowed (allowed: {})", id, describe_peer(cred),
+                 peer_policy_text_);
+    refuse(std::move(socket), id, proto::ErrorCode::PeerNotAllowed,
+           refusal_message(cred, peer_policy_text_));
+    return;
+  }
+  auto usage = uid_usage_.of(cred.uid);
+  if (usage->connections >= config_.peer.max_connections_per_uid) {
+    spdlog::warn("client {} refused: uid {} already has {} connections", id, cred.uid,
+                 usage->connections);
+    refuse(std::move(socket), id, proto::ErrorCode::TooManyConnections,
+           str_cat("uid ", cred.uid, " already has ", usage->connections,
+                   " connections to this measurerd, the most it may have "
+                   "(measurerd --max-connections-per-uid)"));
+    return;
+  }
+  spdlog::info("client {} connected: {}", id, describe_peer(cred));
+  SessionContext ctx;
+  ctx.dispatcher = &dispatcher_;
+  ctx.manager = &sessions_;
+  ctx.welcome = [this] { return welcome(); };
+  ctx.status = [this] { return status(); };
+  ctx.max_body = config_.max_body;
+  ctx.limits.max_states = config_.max_states;
+  ctx.max_requests = config_.peer.max_requests_per_connection;
+  ctx.max_unsent = config_.peer.max_unsent;
+  ctx.hello_timeout = config_.peer.hello_timeout;
+  ctx.idle_timeout = config_.peer.idle_timeout;
+  ctx.uid_usage = std::move(usage);
+  ctx.max_uid_requests = config_.peer.max_requests_per_uid;
+  TimingCaps caps = config_.caps;
+  ctx.check_caps = [caps](const measure::MeasureOptions& o) { return check_timing_caps(o, caps); };
+  auto s = std::make_shared<Session>(std::move(socket), std::move(ctx), id);
+  sessions_.join(s);
+  s->start();
 }
 
 void Server::accept_failed(const boost::system::error_code& ec) {

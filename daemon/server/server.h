@@ -14,9 +14,11 @@
 #include "common/proto/frame.h"
 #include "daemon/server/dispatcher.h"
 #include "daemon/server/listen_socket.h"
+#include "daemon/server/peer_limits.h"
 #include "daemon/server/peer_policy.h"
 #include "daemon/server/process_worker_pool.h"
 #include "daemon/server/session_manager.h"
+#include "daemon/server/timing_caps.h"
 
 namespace mrd::daemon {
 
@@ -28,6 +30,8 @@ struct ServerConfig {
   uint32_t max_states = 4096;
   /// Who may connect besides root and the daemon's own user; empty: the socket's group.
   PeerAllowList allow;
+  PeerLimits peer;
+  TimingCaps caps;
 };
 
 class Server {
@@ -45,6 +49,11 @@ class Server {
   void do_accept();
   /// Backs off after a failed accept (descriptors exhausted): one warning per episode.
   void accept_failed(const boost::system::error_code& ec);
+  /// Checks the peer of a new connection and starts its session, or refuses it.
+  void on_accepted(boost::asio::local::stream_protocol::socket socket);
+  /// Writes one Error frame to a connection that is refused at connect, then closes it.
+  void refuse(boost::asio::local::stream_protocol::socket socket, uint64_t id,
+              proto::ErrorCode code, const std::string& message);
   /// Sets the peer policy once the socket file is known (its group is the default group).
   void set_peer_policy();
   void wait_signal();
@@ -68,6 +77,7 @@ class Server {
   ProcessWorkerPool pool_;
   Dispatcher dispatcher_;
   SessionManager sessions_;
+  UidUsageTable uid_usage_;
   std::string socket_path_;
   PeerPolicy peer_policy_;
   std::string peer_policy_text_;

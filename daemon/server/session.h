@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <boost/asio.hpp>
 #include <cstdint>
 #include <deque>
@@ -18,6 +19,7 @@
 #include "common/proto/frame_decoder.h"
 #include "common/proto/messages.h"
 #include "common/proto/protocol_error.h"
+#include "daemon/server/peer_limits.h"
 
 namespace mrd::daemon {
 
@@ -37,6 +39,16 @@ struct SessionContext {
   /// Bytes queued for the peer and not yet written past which the session stops reading from
   /// it and its jobs stop starting, until it has read half of them.
   size_t max_unsent = 4u << 20;
+  /// Seconds from start() to a whole Hello, else Error TIMED_OUT; 0: no limit.
+  double hello_timeout = 0;
+  /// Seconds with no whole frame received, no reply written and no request in flight (or
+  /// requests in flight but replies unread), else Error TIMED_OUT; 0: no limit.
+  double idle_timeout = 0;
+  /// What the peer's uid holds over all its connections (optional), and its request cap.
+  std::shared_ptr<UidUsage> uid_usage;
+  size_t max_uid_requests = 1024;
+  /// Refuses a request's options beyond what this daemon allows (operator caps); empty: fine.
+  std::function<std::string(const measure::MeasureOptions&)> check_caps;
 };
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -62,6 +74,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void pause();
   void resume();
   void fail(proto::ErrorCode code, const std::string& message);
+  /// Arms the Hello or idle deadline.
+  void arm_deadline(double seconds);
+  void on_deadline();
   void close();
 
   Socket socket_;
@@ -78,6 +93,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool closing_ = false;  ///< no more reads; close when the write queue drains
   bool closed_ = false;
   std::shared_ptr<size_t> in_flight_ = std::make_shared<size_t>(0);
+  boost::asio::steady_timer deadline_;
+  /// Last whole frame received or reply written.
+  std::chrono::steady_clock::time_point last_activity_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace mrd::daemon

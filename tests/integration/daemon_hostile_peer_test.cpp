@@ -58,7 +58,7 @@ void status_round_trip(RawConnection& c) {
 }  // namespace
 
 TEST_CASE("out of descriptors, accept backs off with one warning and recovers") {
-  Daemon d(1);
+  Daemon d(1, {"--max-connections-per-uid", "100000"});
   auto first = greeted(d.socket());
   auto [count, highest] = open_fds(d.pid());
   // The daemon may open one descriptor numbered past its highest now: that one and the holes
