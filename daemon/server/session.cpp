@@ -7,6 +7,7 @@
 #include "common/proto/codec.h"
 #include "common/util/error.h"
 #include "daemon/server/dispatcher.h"
+#include "daemon/server/log_escape.h"
 #include "daemon/server/session_manager.h"
 
 namespace mrd::daemon {
@@ -84,7 +85,7 @@ void Session::do_read() {
           } catch (const proto::ProtocolError& e) {
             fail(e.code(), e.what());
           } catch (const std::exception& e) {
-            spdlog::error("client {}: {}", client_id_, e.what());
+            spdlog::error("client {}: {}", client_id_, log_quoted(e.what(), 1024));
             fail(ErrorCode::Internal, e.what());
           }
         }
@@ -124,7 +125,7 @@ void Session::handle_frame(const proto::Frame& frame) {
           str_cat("client speaks versions ", hello.min_version, "..", hello.max_version,
                   "; this server speaks ", proto::kProtocolVersion));
     greeted_ = true;
-    spdlog::debug("client {}: hello from '{}'", client_id_, hello.client_name);
+    spdlog::debug("client {}: hello from {}", client_id_, log_quoted(hello.client_name));
     send(proto::encode(ctx_.welcome()));
     deadline_.cancel();
     if (ctx_.idle_timeout > 0) arm_deadline(ctx_.idle_timeout);

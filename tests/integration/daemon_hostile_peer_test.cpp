@@ -146,3 +146,17 @@ TEST_CASE("a client that sends and never reads does not grow the daemon") {
   CHECK(replies == whole + (cut ? 1 : 0));
   CHECK(peak_rss_kb(d.pid()) < 64 * 1024);
 }
+
+TEST_CASE("a client name with newlines cannot forge log lines") {
+  Daemon d(1);
+  RawConnection c(d.socket());
+  proto::Hello hello;
+  hello.client_name = "tuner\n2026-01-01 00:00:00.000 [error] forged line\x1b[2J";
+  REQUIRE(c.send(proto::encode(hello)));
+  REQUIRE(c.read_until(proto::MessageType::Welcome).size() == 1);
+  status_round_trip(c);  // the hello line is written by now
+  std::string log = d.log();
+  CHECK(log.find("\n2026-01-01 00:00:00.000 [error] forged") == std::string::npos);
+  CHECK(log.find("hello from \"tuner\\n2026-01-01 00:00:00.000 [error] forged line\\x1b[2J\"") !=
+        std::string::npos);
+}
