@@ -153,6 +153,11 @@ int main(int argc, char** argv) {
                  "largest repeat x number a request may ask for")
       ->check(CLI::Range(uint64_t(1), uint64_t(1000000000)))
       ->capture_default_str();
+  app.add_option("--no-worker-timeout", config.no_worker_timeout,
+                 "seconds queued inputs wait while no worker is running (all fail to start) "
+                 "before they fail with UNKNOWN_ERROR")
+      ->check(CLI::Range(0.01, 86400.0))
+      ->capture_default_str();
   app.add_option("--log-file", log_file, "log to this file instead of stderr (SIGHUP reopens it)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   app.add_flag("--test-faults", config.pool.test_faults,

@@ -77,6 +77,36 @@ bool Dispatcher::cancel(uint64_t client, uint64_t request_id) {
   return true;
 }
 
+size_t Dispatcher::fail_waiting(const std::string& why) {
+  std::vector<Key> keys;
+  for (const auto& [key, r] : requests_) keys.push_back(key);
+  size_t failed = 0;
+  for (const Key& key : keys) {
+    auto it = requests_.find(key);
+    if (it == requests_.end()) continue;
+    Request& r = *it->second;
+    std::vector<uint32_t> waiting;
+    for (uint32_t i = 0; i < r.inputs.size(); ++i) {
+      auto st = r.inputs[i].state;
+      if (st == InputState::Queued || st == InputState::Built) waiting.push_back(i);
+    }
+    if (waiting.empty()) continue;
+    drop_waiting(r);
+    for (uint32_t i : waiting) {
+      MeasureResult res;
+      res.error_no = MeasureErrorNo::UnknownError;
+      res.error_msg = why;
+      res.policy = policy_;
+      res.timestamp = now_seconds();
+      r.results[i] = std::move(res);
+      ++r.errors;
+    }
+    failed += waiting.size();
+    emit(key, r);  // may erase the request
+  }
+  return failed;
+}
+
 void Dispatcher::drop_waiting(Request& r) {
   for (auto& in : r.inputs) {
     if (in.state == InputState::Queued || in.state == InputState::Built) {

@@ -63,6 +63,9 @@ class Dispatcher {
   /// (jobs on workers finish). Its waiting candidates do not hold up anyone else's.
   void pause_client(uint64_t client);
   void resume_client(uint64_t client);
+  /// Every input not yet on a worker gets an UNKNOWN_ERROR result saying `why` (no worker can
+  /// take it); jobs on workers finish normally. Returns how many inputs failed.
+  size_t fail_waiting(const std::string& why);
   /// Drops everything; used at shutdown.
   void stop();
 

@@ -28,6 +28,7 @@ Server::Server(asio::io_context& io, ServerConfig config)
       signals_(io, SIGTERM, SIGINT, SIGHUP),
       status_timer_(io),
       accept_timer_(io),
+      worker_watch_timer_(io),
       pool_(io, config_.pool),
       dispatcher_(pool_, config_.policy),
       cpu_model_(cpu_model()) {}
@@ -67,6 +68,31 @@ void Server::start() {
     sd_notify(0, status.c_str());
   });
   if (std::getenv("NOTIFY_SOCKET")) report_status();
+  watch_workers();
+}
+
+void Server::watch_workers() {
+  double timeout = config_.no_worker_timeout;
+  auto interval = std::chrono::duration<double>(std::clamp(timeout / 4, 0.01, 1.0));
+  worker_watch_timer_.expires_after(
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval));
+  worker_watch_timer_.async_wait([this, timeout](boost::system::error_code ec) {
+    if (ec || stopped_) return;
+    bool running = false;
+    for (const auto& w : pool_.status()) running = running || w.state != proto::WorkerState::Starting;
+    auto now = std::chrono::steady_clock::now();
+    if (running || dispatcher_.stats().queued == 0) {
+      starved_since_.reset();
+    } else if (!starved_since_) {
+      starved_since_ = now;
+    } else if (std::chrono::duration<double>(now - *starved_since_).count() >= timeout) {
+      std::string why = str_cat("no measurerd-worker has been running for ", timeout,
+                                " s (workers fail to start; see measurerd's log)");
+      size_t n = dispatcher_.fail_waiting(why);
+      spdlog::error("{}: {} waiting inputs failed", why, n);
+    }
+    watch_workers();
+  });
 }
 
 void Server::report_status() {
@@ -208,6 +234,7 @@ void Server::stop() {
   signals_.cancel(ec);
   status_timer_.cancel();
   accept_timer_.cancel();
+  worker_watch_timer_.cancel();
   dispatcher_.stop();
   sessions_.stop_all(proto::ErrorCode::ShuttingDown, "measurerd is shutting down");
   pool_.stop();

@@ -32,6 +32,9 @@ struct ServerConfig {
   PeerAllowList allow;
   PeerLimits peer;
   TimingCaps caps;
+  /// Seconds the queue may wait while no worker is running (all failing to start) before its
+  /// inputs fail with UNKNOWN_ERROR.
+  double no_worker_timeout = 30;
 };
 
 class Server {
@@ -59,6 +62,8 @@ class Server {
   void wait_signal();
   /// Unlinks the socket file this daemon bound, unless the path now names another file.
   void remove_socket_file();
+  /// Fails the waiting inputs once no worker has been running for no_worker_timeout.
+  void watch_workers();
   /// Refreshes systemd's STATUS= line every few seconds, when it changed.
   void report_status();
   proto::Welcome welcome() const;
@@ -70,6 +75,9 @@ class Server {
   boost::asio::signal_set signals_;
   boost::asio::steady_timer status_timer_;
   boost::asio::steady_timer accept_timer_;
+  boost::asio::steady_timer worker_watch_timer_;
+  /// Since when work has waited with no worker running.
+  std::optional<std::chrono::steady_clock::time_point> starved_since_;
   static constexpr std::chrono::milliseconds kAcceptBackoffMin{10};
   static constexpr std::chrono::milliseconds kAcceptBackoffMax{200};
   std::chrono::milliseconds accept_backoff_ = kAcceptBackoffMin;

@@ -161,3 +161,37 @@ TEST_CASE("a daemon stopping removes only the socket file it bound") {
   CHECK(second.terminate() == 0);
   CHECK_FALSE(std::filesystem::exists(path));
 }
+
+TEST_CASE("with no worker able to start, a request fails after a bounded wait") {
+  TempDir bin;
+  auto worker = bin.path / "measurerd-worker";
+  std::filesystem::copy_file(build_path("daemon/measurerd-worker"), worker);
+  Daemon d(1, {"--worker-path", worker.string(), "--no-worker-timeout", "0.5"});
+  // From now on every new worker fails before it is ready, as with an unwritable cache.
+  auto broken = bin.path / "broken";
+  {
+    std::ofstream out(broken);
+    out << "#!/bin/sh\nexit 1\n";
+  }
+  std::filesystem::permissions(broken, std::filesystem::perms::owner_all);
+  std::filesystem::rename(broken, worker);
+  client::Client c(d.socket());
+  auto workers = c.status().worker_list;
+  REQUIRE(workers.size() == 1);
+  REQUIRE(::kill(workers[0].pid, SIGKILL) == 0);
+  // Until the daemon has seen the death, the worker still counts as idle.
+  for (bool running = true; running;) {
+    running = false;
+    for (const auto& w : c.status().worker_list)
+      running = running || w.state != proto::WorkerState::Starting;
+  }
+  std::vector<measure::MeasureResult> results;
+  c.measure(matmul_task(16), {"[]", "[]"}, quick_options(),
+            [&](uint32_t, const measure::MeasureResult& r) { results.push_back(r); });
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) {
+    CHECK(r.error_no == measure::MeasureErrorNo::UnknownError);
+    CHECK(r.error_msg.find("no measurerd-worker has been running") != std::string::npos);
+  }
+  CHECK(d.log().find("waiting inputs failed") != std::string::npos);
+}

@@ -286,3 +286,22 @@ TEST_CASE("a paused client starts no job; its backlog holds up nobody else") {
   CHECK(a.indices == std::vector<uint32_t>{0, 1});
   CHECK(a.done == 1);
 }
+
+TEST_CASE("fail_waiting fails every input not on a worker; jobs on workers finish") {
+  FakeWorkerPool pool(1);
+  Dispatcher d(pool, TimingPolicy::Shared);
+  Collected a;
+  d.submit(1, request(1, "a", 3), sink_for(a));
+  REQUIRE(pool.jobs.size() == 1);  // a0 building
+  CHECK(d.fail_waiting("no worker") == 2);
+  CHECK(a.indices.empty());  // a0 comes first, still building
+  pool.complete(0, ok());    // a0 built; its run would need a worker too
+  REQUIRE(pool.jobs.size() == 1);
+  pool.complete(0, ok(0, 1.0));
+  CHECK(a.indices == std::vector<uint32_t>{0, 1, 2});
+  CHECK(a.results[0].error_no == MeasureErrorNo::NoError);
+  CHECK(a.results[1].error_no == MeasureErrorNo::UnknownError);
+  CHECK(a.results[2].error_msg == "no worker");
+  CHECK(a.done == 1);
+  CHECK(a.last_done.errors == 2);
+}
