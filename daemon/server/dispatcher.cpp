@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <ctime>
 
 namespace mrd::daemon {
@@ -126,6 +127,8 @@ void Dispatcher::drop_client(uint64_t client) {
     it = requests_.erase(it);
   }
   paused_.erase(client);
+  build_cursor_.last_request.erase(client);
+  run_cursor_.last_request.erase(client);
   schedule();
 }
 
@@ -169,15 +172,35 @@ DispatcherStats Dispatcher::stats() const {
 }
 
 template <class Pred>
-Dispatcher::Request* Dispatcher::next_request(Key& cursor, Pred pred) {
+Dispatcher::Request* Dispatcher::next_request(Cursor& cursor, Key& key, Pred pred) {
   if (requests_.empty()) return nullptr;
-  auto ok = [&](const auto& it) { return !paused(it->first.first) && pred(*it->second); };
-  auto start = requests_.upper_bound(cursor);
-  for (auto it = start; it != requests_.end(); ++it)
-    if (ok(it)) return cursor = it->first, it->second.get();
-  for (auto it = requests_.begin(); it != start; ++it)
-    if (ok(it)) return cursor = it->first, it->second.get();
-  return nullptr;
+  auto ok = [&](const auto& it) { return pred(*it->second); };
+  // The next request of `client` after the one it was served last, wrapping.
+  auto pick_in = [&](uint64_t client) -> Request* {
+    if (paused(client)) return nullptr;
+    auto first = requests_.lower_bound(Key{client, 0});
+    auto end = requests_.upper_bound(Key{client, UINT64_MAX});
+    auto last = cursor.last_request.find(client);
+    auto start = last == cursor.last_request.end() ? first
+                                                   : requests_.upper_bound(Key{client, last->second});
+    for (auto it = start; it != end; ++it)
+      if (ok(it)) return key = it->first, it->second.get();
+    for (auto it = first; it != start; ++it)
+      if (ok(it)) return key = it->first, it->second.get();
+    return nullptr;
+  };
+  auto next_client = [&](auto it) { return requests_.upper_bound(Key{it->first.first, UINT64_MAX}); };
+  auto begin_after = requests_.upper_bound(Key{cursor.client, UINT64_MAX});
+  Request* r = nullptr;
+  for (auto it = begin_after; !r && it != requests_.end(); it = next_client(it))
+    r = pick_in(it->first.first);
+  for (auto it = requests_.begin(); !r && it != begin_after; it = next_client(it))
+    r = pick_in(it->first.first);
+  if (r) {
+    cursor.client = key.first;
+    cursor.last_request[key.first] = key.second;
+  }
+  return r;
 }
 
 void Dispatcher::schedule() {
@@ -201,10 +224,10 @@ void Dispatcher::schedule() {
 size_t Dispatcher::run_batch() const { return kRunBatchPerWorker * std::max<size_t>(1, pool_.size()); }
 
 bool Dispatcher::start_build() {
+  Key key;
   Request* r =
-      next_request(build_cursor_, [](const Request& q) { return q.next_build_ready(); });
+      next_request(build_cursor_, key, [](const Request& q) { return q.next_build_ready(); });
   if (!r) return false;
-  Key key = build_cursor_;
   uint32_t index = r->next_build++;
   Input& in = r->inputs[index];
   in.state = InputState::Building;
@@ -226,9 +249,9 @@ bool Dispatcher::start_build() {
 
 bool Dispatcher::start_run() {
   if (waiting_runs_ == 0) return false;
-  Request* r = next_request(run_cursor_, [](const Request& q) { return !q.built.empty(); });
+  Key key;
+  Request* r = next_request(run_cursor_, key, [](const Request& q) { return !q.built.empty(); });
   if (!r) return false;
-  Key key = run_cursor_;
   uint32_t index = *r->built.begin();
   r->built.erase(r->built.begin());
   Input& in = r->inputs[index];

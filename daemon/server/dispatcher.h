@@ -1,7 +1,9 @@
 // The dispatcher owns the queue: requests from every client, each a list of inputs that go
 // through a build and then a run. It hands jobs to the worker pool fairly — round robin
-// between requests, separately for builds and runs — under the timing policy, and streams each
-// request's results back in its submission order.
+// between clients (connections), then between the requests of the client, separately for
+// builds and runs — under the timing policy, and streams each request's results back in its
+// submission order. A client with many requests gets no more turns than one with a single
+// request.
 //
 // Timing policy `exclusive`: a run starts only when no build and no other run is active. Work
 // alternates between phases, as TVM's measure batches do: every worker builds until the
@@ -110,9 +112,15 @@ class Dispatcher {
   size_t run_batch() const;
   bool start_build();
   bool start_run();
-  /// The next request after `cursor` (wrapping) that satisfies `pred`.
+  /// Whose turn it is: the client served last, and each client's request served last.
+  struct Cursor {
+    uint64_t client = 0;
+    std::map<uint64_t, uint64_t> last_request;
+  };
+  /// The next request that satisfies `pred`, of a client not paused: the next client after
+  /// the cursor's (wrapping) that has one, and its next request after its last served.
   template <class Pred>
-  Request* next_request(Key& cursor, Pred pred);
+  Request* next_request(Cursor& cursor, Key& key, Pred pred);
   void on_job_done(Key key, uint64_t serial, uint32_t index, Phase phase, JobOutcome outcome);
   void finish(Key key, Request& r, uint32_t index, measure::MeasureResult result);
   void emit(Key key, Request& r);
@@ -122,8 +130,8 @@ class Dispatcher {
   measure::TimingPolicy policy_;
   std::map<Key, std::unique_ptr<Request>> requests_;
   std::set<uint64_t> paused_;
-  Key build_cursor_{0, 0};
-  Key run_cursor_{0, 0};
+  Cursor build_cursor_;
+  Cursor run_cursor_;
   uint64_t next_serial_ = 1;
   uint64_t queued_ = 0;  // inputs Queued or Built
   uint64_t waiting_runs_ = 0;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "common/measure/task.h"
 #include "common/proto/codec.h"
 #include "daemon_fixture.h"
 #include "raw_connection.h"
@@ -159,4 +160,58 @@ TEST_CASE("a client name with newlines cannot forge log lines") {
   CHECK(log.find("\n2026-01-01 00:00:00.000 [error] forged") == std::string::npos);
   CHECK(log.find("hello from \"tuner\\n2026-01-01 00:00:00.000 [error] forged line\\x1b[2J\"") !=
         std::string::npos);
+}
+
+namespace {
+
+std::string measure_frame(uint64_t id, size_t states) {
+  proto::MeasureRequest r;
+  r.request_id = id;
+  r.task = measure::task_to_binary(matmul_task(16));
+  r.states.assign(states, "[]");
+  r.options = quick_options();
+  return proto::encode(r);
+}
+
+/// Result timestamps from `frames` (MeasureResult frames only); counts RequestDone frames.
+void collect(const std::vector<proto::Frame>& frames, std::vector<double>& stamps, int& done) {
+  for (const auto& f : frames) {
+    if (f.type == uint16_t(proto::MessageType::MeasureResult))
+      stamps.push_back(proto::decode<proto::MeasureResultMsg>(f.body).result.timestamp);
+    done += f.type == uint16_t(proto::MessageType::RequestDone);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a client with many requests does not starve a client with one") {
+  Daemon d(1);
+  auto hog = greeted(d.socket());
+  const int hog_requests = 16, hog_states = 8;
+  std::string batch;
+  for (int i = 1; i <= hog_requests; ++i) batch += measure_frame(uint64_t(i), hog_states);
+  REQUIRE(hog->send(batch + proto::encode(proto::StatusRequest{})));
+  std::vector<double> hog_stamps;
+  int hog_done = 0;
+  collect(hog->read_until(proto::MessageType::StatusReply), hog_stamps, hog_done);  // all queued
+  auto victim = greeted(d.socket());
+  double submitted = std::chrono::duration<double>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  REQUIRE(victim->send(measure_frame(1, 4)));
+  std::vector<double> victim_stamps;
+  int victim_done = 0;
+  collect(victim->read_until(proto::MessageType::RequestDone), victim_stamps, victim_done);
+  REQUIRE(victim_done == 1);
+  REQUIRE(victim_stamps.size() == 4);
+  while (hog_done < hog_requests)
+    collect(hog->read_until(proto::MessageType::RequestDone), hog_stamps, hog_done);
+  REQUIRE(hog_stamps.size() == size_t(hog_requests * hog_states));
+  // Between the victim's submission and its last result, the hog got about as many results as
+  // the victim, plus what was already built when the victim arrived (one timing batch of 8).
+  // Taking turns per request instead, the victim's 4 inputs waited behind ~16 x 4 of the hog's.
+  size_t meanwhile = 0;
+  for (double t : hog_stamps) meanwhile += t > submitted && t < victim_stamps.back();
+  INFO("hog results while the victim waited: " << meanwhile);
+  CHECK(meanwhile <= 8 + 2 * 4 + 4);
 }

@@ -305,3 +305,23 @@ TEST_CASE("fail_waiting fails every input not on a worker; jobs on workers finis
   CHECK(a.done == 1);
   CHECK(a.last_done.errors == 2);
 }
+
+TEST_CASE("clients take turns, not requests: many requests from one client get one turn") {
+  FakeWorkerPool pool(1);
+  Dispatcher d(pool, TimingPolicy::Shared);
+  Collected a, b, dd, c;
+  d.submit(1, request(1, "a", 2), sink_for(a));
+  d.submit(1, request(2, "b", 2), sink_for(b));
+  d.submit(1, request(3, "d", 2), sink_for(dd));
+  d.submit(2, request(1, "c", 2), sink_for(c));
+  std::vector<std::string> builds;
+  while (!pool.jobs.empty()) {
+    if (pool.jobs[0].job.phase == Phase::Build) builds.push_back(pool.jobs[0].job.steps);
+    pool.complete(0, ok());
+  }
+  // Client 2 gets every other build while it has inputs; client 1's requests share the rest.
+  CHECK(builds ==
+        std::vector<std::string>{"a0", "c0", "b0", "c1", "d0", "a1", "b1", "d1"});
+  CHECK(c.done == 1);
+  CHECK(a.done + b.done + dd.done == 3);
+}
