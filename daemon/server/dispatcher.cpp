@@ -149,6 +149,12 @@ uint64_t Dispatcher::runnable_runs() const {
   return n;
 }
 
+bool Dispatcher::some_request_waits_only_for_timing() const {
+  for (const auto& [key, r] : requests_)
+    if (!paused(key.first) && r->waits_only_for_timing()) return true;
+  return false;
+}
+
 void Dispatcher::stop() {
   for (auto& [key, r] : requests_) drop_waiting(*r);
   requests_.clear();
@@ -209,7 +215,7 @@ void Dispatcher::schedule() {
       if (running_ > 0) return;
       uint64_t runs = runnable_runs();
       if (runs == 0) timing_phase_ = false;
-      bool backlog_full = runs >= run_batch();
+      bool backlog_full = runs >= run_batch() || (runs > 0 && some_request_waits_only_for_timing());
       if (!timing_phase_ && !backlog_full && start_build()) continue;
       if (runs == 0 || building_ > 0) return;
       timing_phase_ = true;  // until the backlog is timed, no build starts
@@ -232,6 +238,7 @@ bool Dispatcher::start_build() {
   Input& in = r->inputs[index];
   in.state = InputState::Building;
   r->building_steps.insert(in.steps);
+  ++r->building;
   --queued_;
   ++building_;
   Job job;
@@ -282,6 +289,7 @@ void Dispatcher::on_job_done(Key key, uint64_t serial, uint32_t index, Phase pha
     Input& in = r.inputs[index];
     if (phase == Phase::Build) {
       r.building_steps.erase(in.steps);
+      --r.building;
       if (outcome.result.error_no != MeasureErrorNo::NoError) {
         finish(key, r, index, std::move(outcome.result));
       } else if (r.cancelled) {

@@ -7,8 +7,9 @@
 //
 // Timing policy `exclusive`: a run starts only when no build and no other run is active. Work
 // alternates between phases, as TVM's measure batches do: every worker builds until the
-// built-but-not-timed backlog reaches kRunBatchPerWorker per worker or nothing is left to
-// build; then the builds in flight finish and the backlog is timed one candidate at a time,
+// built-but-not-timed backlog reaches kRunBatchPerWorker per worker, a request has nothing
+// left but timing (so that a small request does not wait for a stream of other builds), or
+// nothing is left to build; then the builds in flight finish and the backlog is timed one candidate at a time,
 // with no build started meanwhile. `shared`: builds and runs take any idle worker, runs first.
 #pragma once
 
@@ -100,6 +101,11 @@ class Dispatcher {
     bool next_build_ready() const {
       return next_build < inputs.size() && !building_steps.count(inputs[next_build].steps);
     }
+    uint32_t building = 0;  ///< inputs building now
+    /// Every input has left the queue and none is building: only timing is left to do.
+    bool waits_only_for_timing() const {
+      return !built.empty() && building == 0 && next_build >= inputs.size();
+    }
     uint32_t errors = 0;
     bool cancelled = false;
     RequestSink sink;
@@ -109,6 +115,8 @@ class Dispatcher {
   bool paused(uint64_t client) const { return paused_.count(client) > 0; }
   /// Built candidates waiting for a run whose client is not paused.
   uint64_t runnable_runs() const;
+  /// A request of a client not paused has nothing left to do but timing.
+  bool some_request_waits_only_for_timing() const;
   size_t run_batch() const;
   bool start_build();
   bool start_run();

@@ -325,3 +325,27 @@ TEST_CASE("clients take turns, not requests: many requests from one client get o
   CHECK(c.done == 1);
   CHECK(a.done + b.done + dd.done == 3);
 }
+
+TEST_CASE("exclusive policy: a request with only timing left ends the build phase") {
+  FakeWorkerPool pool(2);
+  Dispatcher d(pool, TimingPolicy::Exclusive);
+  Collected hog, small;
+  d.submit(2, request(1, "h", 10), sink_for(hog));
+  d.submit(1, request(1, "v", 1), sink_for(small));
+  pool.complete(find_job(pool, "h0", Phase::Build), ok());
+  // Client 1's turn: its only input builds; once built, no further build starts (h2 would
+  // otherwise follow, and others after it, until the backlog filled).
+  pool.complete(find_job(pool, "v0", Phase::Build), ok());
+  CHECK(pool.count(Phase::Build) == 1);  // h1, already running
+  pool.complete(find_job(pool, "h1", Phase::Build), ok());
+  int runs_before = 0;
+  while (small.done == 0) {
+    REQUIRE(pool.jobs.size() == 1);
+    REQUIRE(pool.jobs[0].job.phase == Phase::Run);
+    runs_before += pool.jobs[0].job.steps != "v0";
+    pool.complete(0, ok());
+  }
+  CHECK(runs_before <= 1);
+  while (!pool.jobs.empty()) pool.complete(0, ok());
+  CHECK(hog.done == 1);
+}
