@@ -2,11 +2,14 @@
 // background); under systemd it takes its socket from socket activation and reports READY=1.
 #include <spdlog/spdlog.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <boost/asio.hpp>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -37,6 +40,16 @@ std::string default_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/measurerd";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/measurerd";
   return "/tmp/measurerd-cache-" + std::to_string(getuid());
+}
+
+/// Raises the soft open-file limit to the hard one: each connection takes a descriptor, and the
+/// usual soft default (1024) is a few hundred idle connections away.
+void raise_open_file_limit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= lim.rlim_max) return;
+  lim.rlim_cur = lim.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &lim) != 0)
+    spdlog::warn("cannot raise the open-file limit to {}: {}", lim.rlim_max, std::strerror(errno));
 }
 
 void make_private_dir(const std::string& dir) {
@@ -101,6 +114,50 @@ int main(int argc, char** argv) {
                  "comma-separated (see --allow-uid)")
       ->delimiter(',')
       ->type_name("GROUP");
+  auto& peer = config.peer;
+  app.add_option("--hello-timeout", peer.hello_timeout,
+                 "seconds a new connection has to send its Hello (0: no limit)")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  app.add_option("--idle-timeout", peer.idle_timeout,
+                 "seconds a connection may stay idle: no frame received, no reply written, no "
+                 "request in flight or its replies unread (0: no limit)")
+      ->check(CLI::Range(0.0, 86400.0 * 365))
+      ->capture_default_str();
+  app.add_option("--max-connections-per-uid", peer.max_connections_per_uid,
+                 "connections one uid may have open at once")
+      ->check(CLI::Range(size_t(1), size_t(1) << 20))
+      ->capture_default_str();
+  app.add_option("--max-requests-per-uid", peer.max_requests_per_uid,
+                 "requests one uid may have in flight over all its connections")
+      ->check(CLI::Range(size_t(1), size_t(1) << 24))
+      ->capture_default_str();
+  app.add_option("--max-requests-per-connection", peer.max_requests_per_connection,
+                 "requests one connection may have in flight")
+      ->check(CLI::Range(size_t(1), size_t(1) << 24))
+      ->capture_default_str();
+  app.add_option("--max-unsent-bytes", peer.max_unsent,
+                 "reply bytes queued for a connection past which measurerd stops reading it and "
+                 "starting its jobs until it reads")
+      ->check(CLI::Range(size_t(4096), size_t(1) << 32))
+      ->capture_default_str();
+  app.add_option("--max-min-repeat-ms", config.caps.max_min_repeat_ms,
+                 "largest min_repeat_ms a request may ask for")
+      ->check(CLI::Range(0.0, 600000.0))
+      ->capture_default_str();
+  app.add_option("--max-run-timeout", config.caps.max_run_timeout,
+                 "largest run timeout a request may ask for, seconds")
+      ->check(CLI::Range(0.001, 3600.0))
+      ->capture_default_str();
+  app.add_option("--max-calls", config.caps.max_calls,
+                 "largest repeat x number a request may ask for")
+      ->check(CLI::Range(uint64_t(1), uint64_t(1000000000)))
+      ->capture_default_str();
+  app.add_option("--no-worker-timeout", config.no_worker_timeout,
+                 "seconds queued inputs wait while no worker is running (all fail to start) "
+                 "before they fail with UNKNOWN_ERROR")
+      ->check(CLI::Range(0.01, 86400.0))
+      ->capture_default_str();
   app.add_option("--log-file", log_file, "log to this file instead of stderr (SIGHUP reopens it)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   app.add_flag("--test-faults", config.pool.test_faults,
@@ -123,6 +180,7 @@ int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
   try {
     daemon::setup_logging(log_file, log_level);
+    raise_open_file_limit();
     for (const auto& u : allow_uids) config.allow.uids.push_back(daemon::resolve_uid(u));
     for (const auto& g : allow_gids) config.allow.gids.push_back(daemon::resolve_gid(g));
     make_private_dir(config.pool.cache_dir);

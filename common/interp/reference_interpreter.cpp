@@ -280,19 +280,19 @@ std::vector<HostTensor> evaluate(const dag::ComputeDAG& dag,
   return outputs;
 }
 
+double InputValues::next() {
+  uint64_t r = gen_();
+  if (!is_float(dtype_)) return static_cast<double>(1 + r % 9);
+  double u = static_cast<double>(r >> 11) * 0x1.0p-53;
+  double v = store_value(dtype_, 1.0 + 9.0 * u);
+  if (v >= 10.0) v = std::nextafter(10.0f, 0.0f);  // float32 rounding may reach 10
+  return v;
+}
+
 HostTensor make_input(const OperationNode& placeholder, uint64_t seed) {
   HostTensor t = empty_like(placeholder);
-  std::mt19937_64 gen(seed);
-  for (double& v : t.data) {
-    uint64_t r = gen();
-    if (is_float(t.dtype)) {
-      double u = static_cast<double>(r >> 11) * 0x1.0p-53;
-      v = store_value(t.dtype, 1.0 + 9.0 * u);
-      if (v >= 10.0) v = std::nextafter(10.0f, 0.0f);  // float32 rounding may reach 10
-    } else {
-      v = static_cast<double>(1 + r % 9);
-    }
-  }
+  InputValues values(t.dtype, seed);
+  for (double& v : t.data) v = values.next();
   return t;
 }
 

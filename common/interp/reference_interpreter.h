@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "common/dag/compute_dag.h"
@@ -33,6 +34,18 @@ std::vector<HostTensor> evaluate(const dag::ComputeDAG& dag, const std::vector<H
 /// fill: from std::mt19937_64(seed), u = (next >> 11) * 2^-53, value = 1 + 9u (rounded to
 /// float32 for float32); integers are 1 + next % 9.
 HostTensor make_input(const ir::OperationNode& placeholder, uint64_t seed);
+
+/// The values of make_input one at a time, with no size limit: kernel arguments are filled
+/// from it whether or not the interpreter will ever hold the tensor.
+class InputValues {
+ public:
+  InputValues(ir::DType dtype, uint64_t seed) : dtype_(dtype), gen_(seed) {}
+  double next();
+
+ private:
+  ir::DType dtype_;
+  std::mt19937_64 gen_;
+};
 
 /// The fill of the tvm-reference check numbers: x[i] = float32(((i * 7919) % 1000) / 1000.0 -
 /// 0.5) for row-major index i; integer tensors get ((i * 7919) % 1000) - 500.

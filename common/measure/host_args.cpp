@@ -15,9 +15,9 @@ namespace mrd::measure {
 namespace {
 
 template <typename T>
-void fill_from(void* dst, const std::vector<double>& src) {
+void fill_from(void* dst, int64_t n, interp::InputValues& values) {
   T* p = static_cast<T*>(dst);
-  for (size_t i = 0; i < src.size(); ++i) p[i] = static_cast<T>(src[i]);
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(values.next());
 }
 
 }  // namespace
@@ -49,16 +49,17 @@ HostArgs::HostArgs(const dag::ComputeDAG& dag) {
     pointers_.push_back(p);
     if (t->is_placeholder()) {
       input_positions_.push_back(pos);
-      interp::HostTensor in = interp::make_input(*t.op(), /*seed=*/pos + 1);
-      MRD_CHECK(int64_t(in.data.size()) == elements_[pos], "input size mismatch");
+      input_tensors_.push_back(t);
+      // The values interp::make_input gives this placeholder, written straight into the buffer.
+      interp::InputValues values(t->dtype, /*seed=*/pos + 1);
+      int64_t n = elements_[pos];
       switch (t->dtype) {
-        case ir::DType::Float32: fill_from<float>(p, in.data); break;
-        case ir::DType::Float64: fill_from<double>(p, in.data); break;
-        case ir::DType::Int32: fill_from<int32_t>(p, in.data); break;
-        case ir::DType::Int64: fill_from<int64_t>(p, in.data); break;
-        case ir::DType::Bool: fill_from<uint8_t>(p, in.data); break;
+        case ir::DType::Float32: fill_from<float>(p, n, values); break;
+        case ir::DType::Float64: fill_from<double>(p, n, values); break;
+        case ir::DType::Int32: fill_from<int32_t>(p, n, values); break;
+        case ir::DType::Int64: fill_from<int64_t>(p, n, values); break;
+        case ir::DType::Bool: fill_from<uint8_t>(p, n, values); break;
       }
-      inputs_.push_back(std::move(in));
     } else {
       outputs_.push_back(pos);
       if (ir::is_float(t->dtype)) {
@@ -71,6 +72,16 @@ HostArgs::HostArgs(const dag::ComputeDAG& dag) {
       }
     }
   }
+}
+
+const std::vector<interp::HostTensor>& HostArgs::inputs() const {
+  if (!inputs_) {
+    std::vector<interp::HostTensor> in;
+    for (size_t k = 0; k < input_tensors_.size(); ++k)
+      in.push_back(interp::make_input(*input_tensors_[k].op(), /*seed=*/input_positions_[k] + 1));
+    inputs_ = std::move(in);
+  }
+  return *inputs_;
 }
 
 double HostArgs::value(size_t pos, int64_t i) const {

@@ -1,10 +1,11 @@
 // The arguments of a kernel call: one 64-byte aligned buffer per workload tensor, inputs
 // filled with the interpreter's deterministic values (so the reference check sees the same
-// data), outputs pre-filled with a sentinel so an element the kernel never writes is caught.
+// data; the interpreter's copies are made only for a check), outputs pre-filled with a sentinel so an element the kernel never writes is caught.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,10 @@ class HostArgs {
   explicit HostArgs(const dag::ComputeDAG& dag);
 
   void* const* pointers() const { return pointers_.data(); }
-  /// The inputs as the interpreter takes them (placeholders among the tensors, in order).
-  const std::vector<interp::HostTensor>& inputs() const { return inputs_; }
+  /// The inputs as the interpreter takes them (placeholders among the tensors, in order),
+  /// made on first use: only a correctness check needs them, and only then does the
+  /// interpreter's size limit apply (UserError for a tensor beyond it).
+  const std::vector<interp::HostTensor>& inputs() const;
   /// Indices (into the tensor list) of the outputs and of the inputs.
   const std::vector<size_t>& output_positions() const { return outputs_; }
   const std::vector<size_t>& input_positions() const { return input_positions_; }
@@ -45,7 +48,8 @@ class HostArgs {
   std::vector<int64_t> elements_;
   std::vector<uint64_t> bytes_;
   std::vector<size_t> outputs_, input_positions_;
-  std::vector<interp::HostTensor> inputs_;
+  std::vector<ir::Tensor> input_tensors_;
+  mutable std::optional<std::vector<interp::HostTensor>> inputs_;
 };
 
 }  // namespace mrd::measure

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/measure/option_ranges.h"
 #include "common/registry/workload_codec.h"
 #include "common/serialize/decode_error.h"
 #include "common/util/error.h"
@@ -31,15 +32,6 @@ int get_int(const json& obj, const char* key, int lo, int hi, const std::string&
   return static_cast<int>(x);
 }
 
-double get_seconds(const json& obj, const char* key, double lo, double hi, const std::string& where) {
-  const json& v = obj.at(key);
-  MRD_USER_CHECK(v.is_number(), "task file: ", where, ".", key, " must be a number of seconds, got ", v.dump());
-  double x = v.get<double>();
-  MRD_USER_CHECK(std::isfinite(x) && x >= lo && x <= hi, "task file: ", where, ".", key, " must be in [", lo,
-                 ", ", hi, "], got ", x);
-  return x;
-}
-
 bool get_bool(const json& obj, const char* key, const std::string& where) {
   const json& v = obj.at(key);
   MRD_USER_CHECK(v.is_boolean(), "task file: ", where, ".", key, " must be true or false, got ", v.dump());
@@ -53,13 +45,29 @@ MeasureOptions parse_options(const json& o) {
                  "\"options\"");
   MeasureOptions m;
   const std::string w = "options";
-  if (o.contains("number")) m.number = get_int(o, "number", 1, 1000000, w);
-  if (o.contains("repeat")) m.repeat = get_int(o, "repeat", 1, 10000, w);
-  if (o.contains("min_repeat_ms")) m.min_repeat_ms = get_int(o, "min_repeat_ms", 0, 600000, w);
-  if (o.contains("cooldown_interval")) m.cooldown_interval = get_seconds(o, "cooldown_interval", 0, 3600, w);
+  auto int_option = [&](const char* key, int& out) {
+    if (!o.contains(key)) return;
+    const auto& r = option_range(key);
+    out = get_int(o, key, static_cast<int>(r.min), static_cast<int>(r.max), w);
+  };
+  auto seconds_option = [&](const char* key, double& out) {
+    if (!o.contains(key)) return;
+    const auto& r = option_range(key);
+    const json& v = o.at(key);
+    MRD_USER_CHECK(v.is_number(), "task file: ", w, ".", key, " must be a number of seconds, got ",
+                   v.dump());
+    double x = v.get<double>();
+    MRD_USER_CHECK(in_range(r, x), "task file: ", w, ".", key, " must be in ", range_text(r),
+                   ", got ", x);
+    out = x;
+  };
+  int_option("number", m.number);
+  int_option("repeat", m.repeat);
+  int_option("min_repeat_ms", m.min_repeat_ms);
+  seconds_option("cooldown_interval", m.cooldown_interval);
   if (o.contains("enable_cpu_cache_flush")) m.enable_cpu_cache_flush = get_bool(o, "enable_cpu_cache_flush", w);
-  if (o.contains("build_timeout")) m.build_timeout = get_seconds(o, "build_timeout", 1e-6, 3600, w);
-  if (o.contains("run_timeout")) m.run_timeout = get_seconds(o, "run_timeout", 1e-6, 3600, w);
+  seconds_option("build_timeout", m.build_timeout);
+  seconds_option("run_timeout", m.run_timeout);
   if (o.contains("check_correctness")) m.check_correctness = get_bool(o, "check_correctness", w);
   return m;
 }

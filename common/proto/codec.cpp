@@ -1,5 +1,7 @@
 #include "common/proto/codec.h"
 
+#include "common/measure/option_ranges.h"
+
 #include <cmath>
 
 #include "common/util/error.h"
@@ -203,17 +205,7 @@ std::string encode_error(ErrorCode code, std::string message, uint64_t request_i
 }
 
 std::string check_options(const measure::MeasureOptions& o) {
-  auto bad_seconds = [](double s, double max) { return !std::isfinite(s) || s < 0 || s > max; };
-  if (o.number < 1 || o.number > 1000000) return str_cat("number must be in [1, 1000000]");
-  if (o.repeat < 1 || o.repeat > 1000) return "repeat must be in [1, 1000]";
-  if (o.min_repeat_ms < 0 || o.min_repeat_ms > 600000)
-    return "min_repeat_ms must be in [0, 600000]";
-  if (bad_seconds(o.cooldown_interval, 60)) return "cooldown_interval must be in [0, 60] seconds";
-  if (bad_seconds(o.build_timeout, 3600) || o.build_timeout == 0)
-    return "build timeout must be in (0, 3600] seconds";
-  if (bad_seconds(o.run_timeout, 3600) || o.run_timeout == 0)
-    return "run timeout must be in (0, 3600] seconds";
-  return "";
+  return measure::check_option_ranges(o);
 }
 
 }  // namespace mrd::proto

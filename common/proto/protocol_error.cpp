@@ -26,6 +26,10 @@ std::string_view error_code_name(ErrorCode c) {
       return "INTERNAL";
     case ErrorCode::PeerNotAllowed:
       return "PEER_NOT_ALLOWED";
+    case ErrorCode::TimedOut:
+      return "TIMED_OUT";
+    case ErrorCode::TooManyConnections:
+      return "TOO_MANY_CONNECTIONS";
   }
   return "UNKNOWN";
 }

@@ -22,6 +22,8 @@ enum class ErrorCode : uint16_t {
   ShuttingDown = 9,        ///< the daemon is stopping; the connection closes
   Internal = 10,           ///< a bug in measurerd
   PeerNotAllowed = 11,     ///< the connecting uid/gid may not use the daemon; sent at connect
+  TimedOut = 12,           ///< no Hello in time, or the connection stayed idle too long
+  TooManyConnections = 13,  ///< the peer's uid has as many connections as it may; sent at connect
 };
 
 /// "BAD_MAGIC", "UNSUPPORTED_VERSION", ...; "UNKNOWN" for numbers not in the table.

@@ -62,8 +62,9 @@ std::vector<ProcessInfo> descendants(pid_t root, const std::vector<ProcessInfo>&
 
 }  // namespace
 
-void kill_process_tree(pid_t pid, std::chrono::milliseconds wait_limit) {
-  if (pid <= 1) return;
+std::vector<int> signal_process_tree(pid_t pid) {
+  std::vector<int> fds;
+  if (pid <= 1) return fds;
   const pid_t own_group = ::getpgrp();
   std::set<pid_t> groups;
   auto stop_group = [&](pid_t g) {
@@ -91,17 +92,21 @@ void kill_process_tree(pid_t pid, std::chrono::milliseconds wait_limit) {
     }
     if (!grew) break;
   }
-  std::vector<pollfd> waits;
   auto watch = [&](pid_t p) {
     int fd = static_cast<int>(::syscall(SYS_pidfd_open, p, 0));
-    if (fd >= 0) waits.push_back({fd, POLLIN, 0});
+    if (fd >= 0) fds.push_back(fd);
   };
   watch(pid);
   for (const auto& p : tree) watch(p.pid);
   for (pid_t g : groups) ::kill(-g, SIGKILL);
   ::kill(pid, SIGKILL);
   for (const auto& p : tree) ::kill(p.pid, SIGKILL);
+  return fds;
+}
 
+void kill_process_tree(pid_t pid, std::chrono::milliseconds wait_limit) {
+  std::vector<pollfd> waits;
+  for (int fd : signal_process_tree(pid)) waits.push_back({fd, POLLIN, 0});
   // A pidfd becomes readable when its process has exited.
   auto deadline = std::chrono::steady_clock::now() + wait_limit;
   for (auto& w : waits) {

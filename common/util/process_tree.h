@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <vector>
 
 namespace mrd::util {
 
@@ -14,5 +15,10 @@ namespace mrd::util {
 /// waits at most `wait_limit` until every one of those processes has exited (it may remain a
 /// zombie until its parent reaps it). Never signals this process's own group. Never throws.
 void kill_process_tree(pid_t pid, std::chrono::milliseconds wait_limit);
+
+/// The signalling half of kill_process_tree, which does not wait: returns a pidfd for `pid`
+/// and each descendant it killed, readable once that process has exited (an event loop waits
+/// on them). The caller closes them. Never throws.
+std::vector<int> signal_process_tree(pid_t pid);
 
 }  // namespace mrd::util

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <ctime>
 
 namespace mrd::daemon {
@@ -77,6 +78,36 @@ bool Dispatcher::cancel(uint64_t client, uint64_t request_id) {
   return true;
 }
 
+size_t Dispatcher::fail_waiting(const std::string& why) {
+  std::vector<Key> keys;
+  for (const auto& [key, r] : requests_) keys.push_back(key);
+  size_t failed = 0;
+  for (const Key& key : keys) {
+    auto it = requests_.find(key);
+    if (it == requests_.end()) continue;
+    Request& r = *it->second;
+    std::vector<uint32_t> waiting;
+    for (uint32_t i = 0; i < r.inputs.size(); ++i) {
+      auto st = r.inputs[i].state;
+      if (st == InputState::Queued || st == InputState::Built) waiting.push_back(i);
+    }
+    if (waiting.empty()) continue;
+    drop_waiting(r);
+    for (uint32_t i : waiting) {
+      MeasureResult res;
+      res.error_no = MeasureErrorNo::UnknownError;
+      res.error_msg = why;
+      res.policy = policy_;
+      res.timestamp = now_seconds();
+      r.results[i] = std::move(res);
+      ++r.errors;
+    }
+    failed += waiting.size();
+    emit(key, r);  // may erase the request
+  }
+  return failed;
+}
+
 void Dispatcher::drop_waiting(Request& r) {
   for (auto& in : r.inputs) {
     if (in.state == InputState::Queued || in.state == InputState::Built) {
@@ -95,12 +126,39 @@ void Dispatcher::drop_client(uint64_t client) {
     drop_waiting(*it->second);
     it = requests_.erase(it);
   }
+  paused_.erase(client);
+  build_cursor_.last_request.erase(client);
+  run_cursor_.last_request.erase(client);
   schedule();
+}
+
+void Dispatcher::pause_client(uint64_t client) {
+  paused_.insert(client);
+}
+
+void Dispatcher::resume_client(uint64_t client) {
+  if (paused_.erase(client)) schedule();
+}
+
+uint64_t Dispatcher::runnable_runs() const {
+  uint64_t n = waiting_runs_;
+  for (uint64_t client : paused_)
+    for (auto it = requests_.lower_bound(Key{client, 0});
+         it != requests_.end() && it->first.first == client; ++it)
+      n -= it->second->built.size();
+  return n;
+}
+
+bool Dispatcher::some_request_waits_only_for_timing() const {
+  for (const auto& [key, r] : requests_)
+    if (!paused(key.first) && r->waits_only_for_timing()) return true;
+  return false;
 }
 
 void Dispatcher::stop() {
   for (auto& [key, r] : requests_) drop_waiting(*r);
   requests_.clear();
+  paused_.clear();
   *alive_ = false;
   alive_ = std::make_shared<bool>(true);
 }
@@ -120,24 +178,46 @@ DispatcherStats Dispatcher::stats() const {
 }
 
 template <class Pred>
-Dispatcher::Request* Dispatcher::next_request(Key& cursor, Pred pred) {
+Dispatcher::Request* Dispatcher::next_request(Cursor& cursor, Key& key, Pred pred) {
   if (requests_.empty()) return nullptr;
-  auto start = requests_.upper_bound(cursor);
-  for (auto it = start; it != requests_.end(); ++it)
-    if (pred(*it->second)) return cursor = it->first, it->second.get();
-  for (auto it = requests_.begin(); it != start; ++it)
-    if (pred(*it->second)) return cursor = it->first, it->second.get();
-  return nullptr;
+  auto ok = [&](const auto& it) { return pred(*it->second); };
+  // The next request of `client` after the one it was served last, wrapping.
+  auto pick_in = [&](uint64_t client) -> Request* {
+    if (paused(client)) return nullptr;
+    auto first = requests_.lower_bound(Key{client, 0});
+    auto end = requests_.upper_bound(Key{client, UINT64_MAX});
+    auto last = cursor.last_request.find(client);
+    auto start = last == cursor.last_request.end() ? first
+                                                   : requests_.upper_bound(Key{client, last->second});
+    for (auto it = start; it != end; ++it)
+      if (ok(it)) return key = it->first, it->second.get();
+    for (auto it = first; it != start; ++it)
+      if (ok(it)) return key = it->first, it->second.get();
+    return nullptr;
+  };
+  auto next_client = [&](auto it) { return requests_.upper_bound(Key{it->first.first, UINT64_MAX}); };
+  auto begin_after = requests_.upper_bound(Key{cursor.client, UINT64_MAX});
+  Request* r = nullptr;
+  for (auto it = begin_after; !r && it != requests_.end(); it = next_client(it))
+    r = pick_in(it->first.first);
+  for (auto it = requests_.begin(); !r && it != begin_after; it = next_client(it))
+    r = pick_in(it->first.first);
+  if (r) {
+    cursor.client = key.first;
+    cursor.last_request[key.first] = key.second;
+  }
+  return r;
 }
 
 void Dispatcher::schedule() {
   while (pool_.idle() > 0) {
     if (policy_ == measure::TimingPolicy::Exclusive) {
       if (running_ > 0) return;
-      if (waiting_runs_ == 0) timing_phase_ = false;
-      bool backlog_full = waiting_runs_ >= run_batch();
+      uint64_t runs = runnable_runs();
+      if (runs == 0) timing_phase_ = false;
+      bool backlog_full = runs >= run_batch() || (runs > 0 && some_request_waits_only_for_timing());
       if (!timing_phase_ && !backlog_full && start_build()) continue;
-      if (waiting_runs_ == 0 || building_ > 0) return;
+      if (runs == 0 || building_ > 0) return;
       timing_phase_ = true;  // until the backlog is timed, no build starts
       start_run();
       return;
@@ -150,14 +230,15 @@ void Dispatcher::schedule() {
 size_t Dispatcher::run_batch() const { return kRunBatchPerWorker * std::max<size_t>(1, pool_.size()); }
 
 bool Dispatcher::start_build() {
+  Key key;
   Request* r =
-      next_request(build_cursor_, [](const Request& q) { return q.next_build_ready(); });
+      next_request(build_cursor_, key, [](const Request& q) { return q.next_build_ready(); });
   if (!r) return false;
-  Key key = build_cursor_;
   uint32_t index = r->next_build++;
   Input& in = r->inputs[index];
   in.state = InputState::Building;
   r->building_steps.insert(in.steps);
+  ++r->building;
   --queued_;
   ++building_;
   Job job;
@@ -175,9 +256,9 @@ bool Dispatcher::start_build() {
 
 bool Dispatcher::start_run() {
   if (waiting_runs_ == 0) return false;
-  Request* r = next_request(run_cursor_, [](const Request& q) { return !q.built.empty(); });
+  Key key;
+  Request* r = next_request(run_cursor_, key, [](const Request& q) { return !q.built.empty(); });
   if (!r) return false;
-  Key key = run_cursor_;
   uint32_t index = *r->built.begin();
   r->built.erase(r->built.begin());
   Input& in = r->inputs[index];
@@ -208,6 +289,7 @@ void Dispatcher::on_job_done(Key key, uint64_t serial, uint32_t index, Phase pha
     Input& in = r.inputs[index];
     if (phase == Phase::Build) {
       r.building_steps.erase(in.steps);
+      --r.building;
       if (outcome.result.error_no != MeasureErrorNo::NoError) {
         finish(key, r, index, std::move(outcome.result));
       } else if (r.cancelled) {

@@ -1,12 +1,15 @@
 // The dispatcher owns the queue: requests from every client, each a list of inputs that go
 // through a build and then a run. It hands jobs to the worker pool fairly — round robin
-// between requests, separately for builds and runs — under the timing policy, and streams each
-// request's results back in its submission order.
+// between clients (connections), then between the requests of the client, separately for
+// builds and runs — under the timing policy, and streams each request's results back in its
+// submission order. A client with many requests gets no more turns than one with a single
+// request.
 //
 // Timing policy `exclusive`: a run starts only when no build and no other run is active. Work
 // alternates between phases, as TVM's measure batches do: every worker builds until the
-// built-but-not-timed backlog reaches kRunBatchPerWorker per worker or nothing is left to
-// build; then the builds in flight finish and the backlog is timed one candidate at a time,
+// built-but-not-timed backlog reaches kRunBatchPerWorker per worker, a request has nothing
+// left but timing (so that a small request does not wait for a stream of other builds), or
+// nothing is left to build; then the builds in flight finish and the backlog is timed one candidate at a time,
 // with no build started meanwhile. `shared`: builds and runs take any idle worker, runs first.
 #pragma once
 
@@ -59,6 +62,13 @@ class Dispatcher {
   /// Forgets every request of a client that went away; their queued inputs are dropped and the
   /// results of their jobs on workers are discarded.
   void drop_client(uint64_t client);
+  /// A client that does not read its results: none of its jobs starts until it is resumed
+  /// (jobs on workers finish). Its waiting candidates do not hold up anyone else's.
+  void pause_client(uint64_t client);
+  void resume_client(uint64_t client);
+  /// Every input not yet on a worker gets an UNKNOWN_ERROR result saying `why` (no worker can
+  /// take it); jobs on workers finish normally. Returns how many inputs failed.
+  size_t fail_waiting(const std::string& why);
   /// Drops everything; used at shutdown.
   void stop();
 
@@ -91,18 +101,34 @@ class Dispatcher {
     bool next_build_ready() const {
       return next_build < inputs.size() && !building_steps.count(inputs[next_build].steps);
     }
+    uint32_t building = 0;  ///< inputs building now
+    /// Every input has left the queue and none is building: only timing is left to do.
+    bool waits_only_for_timing() const {
+      return !built.empty() && building == 0 && next_build >= inputs.size();
+    }
     uint32_t errors = 0;
     bool cancelled = false;
     RequestSink sink;
   };
 
   void schedule();
+  bool paused(uint64_t client) const { return paused_.count(client) > 0; }
+  /// Built candidates waiting for a run whose client is not paused.
+  uint64_t runnable_runs() const;
+  /// A request of a client not paused has nothing left to do but timing.
+  bool some_request_waits_only_for_timing() const;
   size_t run_batch() const;
   bool start_build();
   bool start_run();
-  /// The next request after `cursor` (wrapping) that satisfies `pred`.
+  /// Whose turn it is: the client served last, and each client's request served last.
+  struct Cursor {
+    uint64_t client = 0;
+    std::map<uint64_t, uint64_t> last_request;
+  };
+  /// The next request that satisfies `pred`, of a client not paused: the next client after
+  /// the cursor's (wrapping) that has one, and its next request after its last served.
   template <class Pred>
-  Request* next_request(Key& cursor, Pred pred);
+  Request* next_request(Cursor& cursor, Key& key, Pred pred);
   void on_job_done(Key key, uint64_t serial, uint32_t index, Phase phase, JobOutcome outcome);
   void finish(Key key, Request& r, uint32_t index, measure::MeasureResult result);
   void emit(Key key, Request& r);
@@ -111,8 +137,9 @@ class Dispatcher {
   WorkerPool& pool_;
   measure::TimingPolicy policy_;
   std::map<Key, std::unique_ptr<Request>> requests_;
-  Key build_cursor_{0, 0};
-  Key run_cursor_{0, 0};
+  std::set<uint64_t> paused_;
+  Cursor build_cursor_;
+  Cursor run_cursor_;
   uint64_t next_serial_ = 1;
   uint64_t queued_ = 0;  // inputs Queued or Built
   uint64_t waiting_runs_ = 0;

@@ -46,7 +46,7 @@ int systemd_listen_fd() {
   return fd;
 }
 
-void bind_listen(local::acceptor& acceptor, const std::string& path) {
+SocketFileId bind_listen(local::acceptor& acceptor, const std::string& path) {
   MRD_USER_CHECK(path.size() < sizeof(sockaddr_un::sun_path), "socket path too long: ", path);
   struct stat st;
   if (lstat(path.c_str(), &st) == 0) {
@@ -69,6 +69,15 @@ void bind_listen(local::acceptor& acceptor, const std::string& path) {
                  std::strerror(errno));
   acceptor.listen(asio::socket_base::max_listen_connections, ec);
   MRD_USER_CHECK(!ec, "cannot listen on ", path, ": ", ec.message());
+  MRD_USER_CHECK(lstat(path.c_str(), &st) == 0, "cannot stat ", path, ": ", std::strerror(errno));
+  return SocketFileId{st.st_dev, st.st_ino};
+}
+
+bool unlink_if_ours(const std::string& path, SocketFileId id) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return false;
+  if (st.st_dev != id.dev || st.st_ino != id.ino) return false;
+  return ::unlink(path.c_str()) == 0;
 }
 
 PeerCredentials peer_credentials(int fd) {

@@ -12,15 +12,20 @@ namespace {
 std::string g_file;
 spdlog::level::level_enum g_level = spdlog::level::info;
 
-void install() {
-  spdlog::drop("measurerd");
-  auto logger = g_file.empty() ? spdlog::stderr_logger_st("measurerd")
-                               : spdlog::basic_logger_st("measurerd", g_file);
+/// A logger on a new sink: stderr, or the file opened afresh. Throws spdlog_ex when the file
+/// cannot be opened; nothing is replaced then.
+std::shared_ptr<spdlog::logger> make_logger() {
+  spdlog::sink_ptr sink;
+  if (g_file.empty())
+    sink = std::make_shared<spdlog::sinks::stderr_sink_st>();
+  else
+    sink = std::make_shared<spdlog::sinks::basic_file_sink_st>(g_file);
+  auto logger = std::make_shared<spdlog::logger>("measurerd", std::move(sink));
   logger->set_level(g_level);
   logger->flush_on(spdlog::level::info);
   // Under systemd the journal adds its own time stamp.
   logger->set_pattern(std::getenv("JOURNAL_STREAM") ? "[%l] %v" : "%Y-%m-%d %H:%M:%S.%e [%l] %v");
-  spdlog::set_default_logger(logger);
+  return logger;
 }
 
 }  // namespace
@@ -30,13 +35,29 @@ void setup_logging(const std::string& file, const std::string& level) {
   MRD_USER_CHECK(l != spdlog::level::off || level == "off", "unknown log level '", level, "'");
   g_file = file;
   g_level = l;
-  install();
+  std::shared_ptr<spdlog::logger> logger;
+  try {
+    logger = make_logger();
+  } catch (const spdlog::spdlog_ex& e) {
+    throw UserError(str_cat("cannot open log file ", file, ": ", e.what()));
+  }
+  spdlog::set_default_logger(std::move(logger));
 }
 
-void reopen_logs() {
-  if (g_file.empty()) return;
-  install();
+bool reopen_logs() {
+  if (g_file.empty()) return true;
+  std::shared_ptr<spdlog::logger> logger;
+  try {
+    logger = make_logger();
+  } catch (const spdlog::spdlog_ex& e) {
+    // The old sink still holds the file it had open (perhaps renamed): keep writing there.
+    spdlog::warn("cannot reopen log file {}: {}; still logging to the file opened before",
+                 g_file, e.what());
+    return false;
+  }
+  spdlog::set_default_logger(std::move(logger));
   spdlog::info("log file reopened");
+  return true;
 }
 
 }  // namespace mrd::daemon

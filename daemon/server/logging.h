@@ -8,9 +8,11 @@
 
 namespace mrd::daemon {
 
-/// Installs the default logger. `file` empty: stderr. Throws UserError for a bad level name.
+/// Installs the default logger. `file` empty: stderr. Throws UserError for a bad level name or
+/// a file that cannot be opened.
 void setup_logging(const std::string& file, const std::string& level);
-/// Reopens the log file (no-op for stderr).
-void reopen_logs();
+/// Reopens the log file (no-op for stderr). When the file cannot be opened, the old sink is
+/// kept, a warning says so on it, and the result is false.
+bool reopen_logs();
 
 }  // namespace mrd::daemon

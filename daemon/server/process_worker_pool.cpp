@@ -12,6 +12,7 @@
 #include "common/proto/frame_decoder.h"
 #include "common/util/error.h"
 #include "common/util/process_tree.h"
+#include "daemon/server/worker_death.h"
 #include "daemon/server/worker_scratch.h"
 #include "daemon/worker/sanitizer_build.h"
 
@@ -29,17 +30,19 @@ struct ProcessWorkerPool::Worker : std::enable_shared_from_this<Worker> {
   bp::async_pipe from;  // worker's stdout
   bp::group group;
   bp::child child;
-  proto::FrameDecoder decoder;
+  WorkerLink link;
   std::array<char, 64 * 1024> buffer;
-  asio::steady_timer timer;
-  WorkerState state = WorkerState::Starting;
+  asio::steady_timer timer;  // the job's timeout; then the deadline for the process to exit
   int pid = 0;
   uint64_t jobs = 0;
-  uint64_t job_id = 0;
-  Phase phase = Phase::Build;
   JobDone done;
   bool dead = false;
   std::string temp_dir;  // the worker's private TMPDIR
+  // Ending: the pidfds of the killed processes, waited on by the event loop.
+  std::vector<std::shared_ptr<asio::posix::stream_descriptor>> exit_waits;
+  size_t exits_pending = 0;
+  bool reaped = false;
+  std::function<void(int status)> on_gone;
 };
 
 namespace {
@@ -47,15 +50,6 @@ namespace {
 void set_cloexec(int fd) {
   int flags = fcntl(fd, F_GETFD);
   if (flags >= 0) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-}
-
-std::string describe_status(int status) {
-  if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    return str_cat("killed by signal ", sig, " (", strsignal(sig), ")");
-  }
-  if (WIFEXITED(status)) return str_cat("exited with status ", WEXITSTATUS(status));
-  return "ended";
 }
 
 }  // namespace
@@ -132,31 +126,20 @@ void ProcessWorkerPool::read_from(const std::shared_ptr<Worker>& worker) {
           on_exit(*w, "", false);
           return;
         }
-        w->decoder.feed(std::string_view(w->buffer.data(), n));
-        while (auto f = w->decoder.next()) {
-          try {
-            auto type = static_cast<proto::MessageType>(f->type);
-            if (type == proto::MessageType::WorkerReady && w->state == WorkerState::Starting) {
-              proto::decode<proto::WorkerReady>(f->body);
+        for (auto& e : w->link.feed(std::string_view(w->buffer.data(), n))) {
+          switch (e.kind) {
+            case WorkerEvent::Kind::Ready:
               on_ready(*w);
-            } else if (type == proto::MessageType::JobResult &&
-                       (w->state == WorkerState::Building || w->state == WorkerState::Running)) {
-              auto r = proto::decode<proto::JobResult>(f->body);
-              if (r.job_id != w->job_id) throw InternalError("result for another job");
-              on_result(*w, JobOutcome{std::move(r.result), std::move(r.artifact)}, r.retire);
-            } else {
-              throw InternalError(str_cat("unexpected message type ", f->type));
-            }
-          } catch (const std::exception& e) {
-            spdlog::error("worker {}: protocol error: {}", w->pid, e.what());
-            on_exit(*w, str_cat("protocol error: ", e.what()), false);
-            return;
+              break;
+            case WorkerEvent::Kind::Result:
+              on_result(*w, std::move(e.outcome), e.retire);
+              break;
+            case WorkerEvent::Kind::Broken:
+              spdlog::error("worker {}: {}", w->pid, e.why);
+              on_exit(*w, e.why, false);
+              return;
           }
           if (w->dead) return;
-        }
-        if (w->decoder.failure()) {
-          on_exit(*w, "protocol error: " + w->decoder.failure()->message, false);
-          return;
         }
         read_from(w);
       });
@@ -174,7 +157,6 @@ void ProcessWorkerPool::spawn_later() {
 }
 
 void ProcessWorkerPool::on_ready(Worker& w) {
-  w.state = WorkerState::Idle;
   spdlog::debug("worker {} ready", w.pid);
   if (first_ready_ < config_.size && ++first_ready_ == config_.size && on_all_ready_) {
     auto cb = std::move(on_all_ready_);
@@ -186,48 +168,29 @@ void ProcessWorkerPool::on_ready(Worker& w) {
 
 size_t ProcessWorkerPool::idle() const {
   size_t n = 0;
-  for (const auto& w : workers_) n += !w->dead && w->state == WorkerState::Idle;
+  for (const auto& w : workers_) n += !w->dead && w->link.state() == WorkerState::Idle;
   return n;
 }
 
 void ProcessWorkerPool::submit(Job job, JobDone done) {
   std::shared_ptr<Worker> w;
   for (const auto& c : workers_)
-    if (!c->dead && c->state == WorkerState::Idle) {
+    if (!c->dead && c->link.state() == WorkerState::Idle) {
       w = c;
       break;
     }
   MRD_CHECK(w, "submit with no idle worker");
-  w->job_id = next_job_id_++;
-  w->phase = job.phase;
-  w->state = job.phase == Phase::Build ? WorkerState::Building : WorkerState::Running;
   w->done = std::move(done);
-  std::string frame;
-  if (job.phase == Phase::Build) {
-    proto::BuildJob b;
-    b.job_id = w->job_id;
-    b.task = *job.task;
-    b.steps = std::move(job.steps);
-    b.options = job.options;
-    frame = proto::encode(b);
-  } else {
-    proto::RunJob r;
-    r.job_id = w->job_id;
-    r.task = *job.task;
-    r.steps = std::move(job.steps);
-    r.artifact = std::move(job.artifact);
-    r.options = job.options;
-    frame = proto::encode(r);
-  }
+  std::string frame = w->link.start_job(next_job_id_++, job);
   double timeout = job.phase == Phase::Build ? job.options.build_timeout : job.options.run_timeout;
   std::weak_ptr<Worker> weak = w;
-  uint64_t id = w->job_id;
+  uint64_t id = w->link.job_id();
   w->timer.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(timeout)));
   w->timer.async_wait([this, weak, id, timeout](boost::system::error_code ec) {
     auto w = weak.lock();
-    if (ec || !w || w->dead || w->job_id != id ||
-        (w->state != WorkerState::Building && w->state != WorkerState::Running))
+    if (ec || !w || w->dead || w->link.job_id() != id ||
+        (w->link.state() != WorkerState::Building && w->link.state() != WorkerState::Running))
       return;
     spdlog::warn("worker {}: job {} passed its {} s timeout; killing it", w->pid, id, timeout);
     on_exit(*w, "", true);
@@ -243,13 +206,12 @@ void ProcessWorkerPool::submit(Job job, JobDone done) {
 void ProcessWorkerPool::on_result(Worker& w, JobOutcome outcome, bool retire) {
   w.timer.cancel();
   ++w.jobs;
-  w.state = WorkerState::Idle;
   JobDone done = std::move(w.done);
   w.done = nullptr;
   auto self = w.shared_from_this();
   if (retire) {
     spdlog::info("worker {} retires after {} jobs", w.pid, w.jobs);
-    remove(w);
+    end_worker(w, nullptr);
     spawn();
   }
   // The outcome first, so that the dispatcher sees the finished job before the idle worker.
@@ -259,64 +221,125 @@ void ProcessWorkerPool::on_result(Worker& w, JobOutcome outcome, bool retire) {
 
 void ProcessWorkerPool::on_exit(Worker& w, const std::string& why, bool timed_out) {
   if (w.dead) return;
-  auto self = w.shared_from_this();
-  bool busy = w.state == WorkerState::Building || w.state == WorkerState::Running;
-  bool never_ready = w.state == WorkerState::Starting;
-  Phase phase = w.phase;
-  remove(w);  // kills the group, reaps the process
-  int status = w.child.native_exit_code();
-  std::string how = why.empty() ? describe_status(status) : why;
-  if (stopped_) return;
-  if (busy) {
-    JobOutcome o;
-    o.result.timestamp =
-        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    if (timed_out) {
-      o.result.error_no =
-          phase == Phase::Build ? MeasureErrorNo::BuildTimeout : MeasureErrorNo::RunTimeout;
-      o.result.error_msg =
-          phase == Phase::Build ? "build timed out; worker killed" : "run timed out; worker killed";
-    } else {
-      o.result.error_no =
-          phase == Phase::Build ? MeasureErrorNo::CompileHost : MeasureErrorNo::RuntimeDevice;
-      o.result.error_msg = str_cat("worker ", w.pid, " ", how, " while ",
-                                   phase == Phase::Build ? "building" : "running");
-    }
-    spdlog::warn("worker {} {} while {}; replacing it", w.pid, timed_out ? "timed out" : how,
-                 phase == Phase::Build ? "building" : "running");
-    JobDone done = std::move(w.done);
-    w.done = nullptr;
-    if (done) done(std::move(o));
-  } else if (never_ready) {
-    // A worker that cannot even start would fail again at once: retry after a pause.
-    spdlog::error("worker {} {} before it was ready; retrying in 1 s", w.pid, how);
-  } else {
-    spdlog::warn("worker {} {} while idle; replacing it", w.pid, how);
-  }
+  auto state = w.link.state();
+  bool busy = state == WorkerState::Building || state == WorkerState::Running;
+  bool never_ready = state == WorkerState::Starting;
+  Phase phase = w.link.phase();
+  int pid = w.pid;
+  JobDone done = std::move(w.done);
   w.done = nullptr;
-  if (never_ready)
-    spawn_later();
-  else
-    spawn();
+  // The job's result and the replacement wait until the worker has exited (its status names
+  // the death), which the event loop learns without blocking.
+  end_worker(w, [this, busy, never_ready, phase, pid, why, timed_out,
+                 done = std::move(done)](int status) {
+    std::string how = why.empty() ? describe_exit_status(status) : why;
+    if (stopped_) return;
+    if (busy) {
+      spdlog::warn("worker {} {} while {}; replacing it", pid, timed_out ? "timed out" : how,
+                   phase == Phase::Build ? "building" : "running");
+      double now = std::chrono::duration<double>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+      JobOutcome o;
+      o.result = death_result(phase, timed_out, pid, how, now);
+      if (done) done(std::move(o));
+    } else if (never_ready) {
+      // A worker that cannot even start would fail again at once: retry after a pause.
+      spdlog::error("worker {} {} before it was ready; retrying in 1 s", pid, how);
+    } else {
+      spdlog::warn("worker {} {} while idle; replacing it", pid, how);
+    }
+    if (never_ready)
+      spawn_later();
+    else
+      spawn();
+  });
 }
 
-void ProcessWorkerPool::remove(Worker& w) {
+void ProcessWorkerPool::end_worker(Worker& w, std::function<void(int status)> on_gone) {
   w.dead = true;
   w.timer.cancel();
   boost::system::error_code ec;
   w.to.close(ec);
   w.from.close(ec);
-  std::error_code sec;
-  // SIGKILL to the worker, its group and the groups of its compilers; waits until they exit.
-  if (w.pid > 0 && w.child.valid()) util::kill_process_tree(w.pid, std::chrono::seconds(2));
-  if (w.group.valid()) w.group.terminate(sec);
-  if (w.child.valid()) w.child.wait(sec);
-  remove_worker_leftovers(config_.cache_dir, w.temp_dir, w.pid);
+  auto self = w.shared_from_this();
   for (auto it = workers_.begin(); it != workers_.end(); ++it)
     if (it->get() == &w) {
       workers_.erase(it);
       break;
     }
+  dying_.push_back(self);
+  w.on_gone = std::move(on_gone);
+  // SIGKILL to the worker, its group and the groups of its compilers, without waiting.
+  std::vector<int> fds;
+  if (w.pid > 0 && w.child.valid()) fds = util::signal_process_tree(w.pid);
+  std::error_code sec;
+  if (w.group.valid()) w.group.terminate(sec);
+  std::weak_ptr<Worker> weak = self;
+  w.exits_pending = fds.size();
+  for (int fd : fds) {
+    auto sd = std::make_shared<asio::posix::stream_descriptor>(io_, fd);
+    w.exit_waits.push_back(sd);
+    sd->async_wait(asio::posix::stream_descriptor::wait_read,
+                   [this, weak](boost::system::error_code) {
+                     auto w = weak.lock();
+                     if (w && w->exits_pending > 0 && --w->exits_pending == 0) reap(*w);
+                   });
+  }
+  w.timer.expires_after(kExitWait);
+  w.timer.async_wait([this, weak](boost::system::error_code ec) {
+    auto w = weak.lock();
+    if (ec || !w || w->reaped) return;
+    spdlog::warn("worker {}: its processes had not all exited {} ms after SIGKILL", w->pid,
+                 kExitWait.count());
+    reap(*w);
+  });
+  if (fds.empty()) asio::post(io_, [this, weak] {
+      if (auto w = weak.lock()) reap(*w);
+    });
+}
+
+void ProcessWorkerPool::reap(Worker& w) {
+  if (w.reaped) return;
+  w.reaped = true;
+  w.timer.cancel();
+  for (auto& sd : w.exit_waits) {
+    boost::system::error_code ec;
+    sd->close(ec);
+  }
+  w.exit_waits.clear();
+  auto self = w.shared_from_this();
+  int status = 0;
+  std::error_code sec;
+  // Exited by now (or stuck past the deadline): never block on it.
+  if (w.child.valid() && !w.child.running(sec)) status = w.child.native_exit_code();
+  else if (w.child.valid()) w.child.detach();
+  remove_worker_leftovers(config_.cache_dir, w.temp_dir, w.pid);
+  for (auto it = dying_.begin(); it != dying_.end(); ++it)
+    if (it->get() == &w) {
+      dying_.erase(it);
+      break;
+    }
+  auto on_gone = std::move(w.on_gone);
+  w.on_gone = nullptr;
+  if (on_gone) on_gone(status);
+}
+
+void ProcessWorkerPool::remove_now(Worker& w) {
+  w.dead = true;
+  w.reaped = true;
+  w.timer.cancel();
+  boost::system::error_code ec;
+  w.to.close(ec);
+  w.from.close(ec);
+  for (auto& sd : w.exit_waits) sd->close(ec);
+  w.exit_waits.clear();
+  std::error_code sec;
+  // SIGKILL to the worker, its group and the groups of its compilers; waits until they exit.
+  if (w.pid > 0 && w.child.valid()) util::kill_process_tree(w.pid, kExitWait);
+  if (w.group.valid()) w.group.terminate(sec);
+  if (w.child.valid()) w.child.wait(sec);
+  remove_worker_leftovers(config_.cache_dir, w.temp_dir, w.pid);
 }
 
 void ProcessWorkerPool::notify_idle() {
@@ -325,7 +348,7 @@ void ProcessWorkerPool::notify_idle() {
 
 std::vector<proto::WorkerStatus> ProcessWorkerPool::status() const {
   std::vector<proto::WorkerStatus> out;
-  for (const auto& w : workers_) out.push_back({w->pid, w->state, w->jobs});
+  for (const auto& w : workers_) out.push_back({w->pid, w->link.state(), w->jobs});
   return out;
 }
 
@@ -333,10 +356,15 @@ void ProcessWorkerPool::stop() {
   if (stopped_) return;
   stopped_ = true;
   respawn_timer_.cancel();
-  while (!workers_.empty()) {
-    auto w = workers_.back();
+  // Stopping may block: every worker and everything it started is gone when this returns.
+  auto all = std::move(workers_);
+  workers_.clear();
+  for (auto& w : dying_) all.push_back(w);
+  dying_.clear();
+  for (auto& w : all) {
     w->done = nullptr;
-    remove(*w);
+    w->on_gone = nullptr;
+    remove_now(*w);
   }
 }
 

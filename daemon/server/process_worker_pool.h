@@ -1,19 +1,22 @@
 // The real worker pool: N measurerd-worker processes, each exec'ed fresh (Boost.Process; never
 // a fork of the daemon's image) with `--serve`, in its own process group, talking frames over
-// its stdin and stdout pipes. A job past its timeout gets its worker's whole process group
+// its stdin and stdout pipes (their frames through the pure WorkerLink). A job past its timeout gets its worker's whole process group
 // killed (SIGKILL) and BUILD_TIMEOUT / RUN_TIMEOUT; a worker that dies mid-job gives
 // COMPILE_HOST (building) or RUNTIME_DEVICE (running). Either way the worker is replaced and
 // the pool returns to N. A worker that ends is killed with its whole process tree (compilers
-// in groups of their own included), and its private temporary directory and partial builds
-// are removed before its replacement starts.
+// in groups of their own included), its exit awaited on the event loop (never blocking it),
+// and its private temporary directory and partial builds are removed before its replacement
+// starts.
 #pragma once
 
 #include <boost/asio.hpp>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "daemon/server/worker_link.h"
 #include "daemon/server/worker_pool.h"
 
 namespace mrd::daemon {
@@ -63,12 +66,19 @@ class ProcessWorkerPool : public WorkerPool {
   void on_ready(Worker& w);
   void on_result(Worker& w, JobOutcome outcome, bool retire);
   void on_exit(Worker& w, const std::string& why, bool timed_out);
-  void remove(Worker& w);
+  /// Takes the worker out of the pool, kills its process tree and waits for the exits on the
+  /// event loop (never blocking it); `on_gone` gets the worker's wait status once reaped.
+  void end_worker(Worker& w, std::function<void(int status)> on_gone);
+  void reap(Worker& w);
+  /// Kills and reaps at once, blocking (at stop).
+  void remove_now(Worker& w);
   void notify_idle();
 
   boost::asio::io_context& io_;
   ProcessPoolConfig config_;
   std::vector<std::shared_ptr<Worker>> workers_;
+  std::vector<std::shared_ptr<Worker>> dying_;  ///< killed, not yet reaped
+  static constexpr std::chrono::milliseconds kExitWait{2000};
   std::function<void()> on_idle_;
   std::function<void()> on_all_ready_;
   size_t first_ready_ = 0;

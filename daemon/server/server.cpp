@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -26,12 +27,21 @@ Server::Server(asio::io_context& io, ServerConfig config)
       acceptor_(io),
       signals_(io, SIGTERM, SIGINT, SIGHUP),
       status_timer_(io),
+      accept_timer_(io),
+      worker_watch_timer_(io),
       pool_(io, config_.pool),
       dispatcher_(pool_, config_.policy),
       cpu_model_(cpu_model()) {}
 
 Server::~Server() {
-  if (bound_here_) ::unlink(socket_path_.c_str());
+  remove_socket_file();
+}
+
+void Server::remove_socket_file() {
+  if (!bound_id_) return;
+  if (!unlink_if_ours(socket_path_, *bound_id_))
+    spdlog::info("not removing {}: it is no longer the socket this measurerd bound", socket_path_);
+  bound_id_.reset();
 }
 
 void Server::start() {
@@ -43,8 +53,7 @@ void Server::start() {
     spdlog::info("listening on {} (socket from systemd)", socket_path_);
   } else {
     socket_path_ = config_.socket_path.empty() ? default_socket_path() : config_.socket_path;
-    bind_listen(acceptor_, socket_path_);
-    bound_here_ = true;
+    bound_id_ = bind_listen(acceptor_, socket_path_);
     spdlog::info("listening on {}", socket_path_);
   }
   set_peer_policy();
@@ -59,6 +68,31 @@ void Server::start() {
     sd_notify(0, status.c_str());
   });
   if (std::getenv("NOTIFY_SOCKET")) report_status();
+  watch_workers();
+}
+
+void Server::watch_workers() {
+  double timeout = config_.no_worker_timeout;
+  auto interval = std::chrono::duration<double>(std::clamp(timeout / 4, 0.01, 1.0));
+  worker_watch_timer_.expires_after(
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval));
+  worker_watch_timer_.async_wait([this, timeout](boost::system::error_code ec) {
+    if (ec || stopped_) return;
+    bool running = false;
+    for (const auto& w : pool_.status()) running = running || w.state != proto::WorkerState::Starting;
+    auto now = std::chrono::steady_clock::now();
+    if (running || dispatcher_.stats().queued == 0) {
+      starved_since_.reset();
+    } else if (!starved_since_) {
+      starved_since_ = now;
+    } else if (std::chrono::duration<double>(now - *starved_since_).count() >= timeout) {
+      std::string why = str_cat("no measurerd-worker has been running for ", timeout,
+                                " s (workers fail to start; see measurerd's log)");
+      size_t n = dispatcher_.fail_waiting(why);
+      spdlog::error("{}: {} waiting inputs failed", why, n);
+    }
+    watch_workers();
+  });
 }
 
 void Server::report_status() {
@@ -96,36 +130,84 @@ void Server::do_accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, local::socket socket) {
     if (stopped_ || !acceptor_.is_open()) return;
     if (ec) {
-      spdlog::warn("accept: {}", ec.message());
-    } else {
-      set_close_on_exec(socket.native_handle());
-      auto cred = peer_credentials(socket.native_handle());
-      uint64_t id = next_client_++;
-      if (!peer_allowed(peer_policy_, cred)) {
-        // Refused before reading a byte: one Error frame, then the connection closes. The
-        // session is never started and never joins the live sessions.
-        spdlog::warn("client {} refused: {} is not allowed (allowed: {})", id, describe_peer(cred),
-                     peer_policy_text_);
-        SessionContext refused;
-        refused.max_body = config_.max_body;
-        auto s = std::make_shared<Session>(std::move(socket), std::move(refused), id);
-        s->close_with_error(proto::ErrorCode::PeerNotAllowed,
-                            refusal_message(cred, peer_policy_text_));
-        do_accept();
-        return;
-      }
-      spdlog::info("client {} connected: {}", id, describe_peer(cred));
-      SessionContext ctx;
-      ctx.dispatcher = &dispatcher_;
-      ctx.manager = &sessions_;
-      ctx.welcome = [this] { return welcome(); };
-      ctx.status = [this] { return status(); };
-      ctx.max_body = config_.max_body;
-      ctx.limits.max_states = config_.max_states;
-      auto s = std::make_shared<Session>(std::move(socket), std::move(ctx), id);
-      sessions_.join(s);
-      s->start();
+      accept_failed(ec);
+      return;
     }
+    if (accept_failures_ > 0) {
+      spdlog::info("accepting connections again after {} failed attempts", accept_failures_);
+      accept_failures_ = 0;
+    }
+    on_accepted(std::move(socket));
+    do_accept();
+  });
+}
+
+void Server::refuse(local::socket socket, uint64_t id, proto::ErrorCode code,
+                    const std::string& message) {
+  // Refused before reading a byte: one Error frame, then the connection closes. The session
+  // is never started and never joins the live sessions.
+  SessionContext refused;
+  refused.max_body = config_.max_body;
+  auto s = std::make_shared<Session>(std::move(socket), std::move(refused), id);
+  s->close_with_error(code, message);
+}
+
+void Server::on_accepted(local::socket socket) {
+  set_close_on_exec(socket.native_handle());
+  auto cred = peer_credentials(socket.native_handle());
+  uint64_t id = next_client_++;
+  if (!peer_allowed(peer_policy_, cred)) {
+    spdlog::warn("client {} refused: {} is not allowed (allowed: {})", id, describe_peer(cred),
+                 peer_policy_text_);
+    refuse(std::move(socket), id, proto::ErrorCode::PeerNotAllowed,
+           refusal_message(cred, peer_policy_text_));
+    return;
+  }
+  auto usage = uid_usage_.of(cred.uid);
+  if (usage->connections >= config_.peer.max_connections_per_uid) {
+    spdlog::warn("client {} refused: uid {} already has {} connections", id, cred.uid,
+                 usage->connections);
+    refuse(std::move(socket), id, proto::ErrorCode::TooManyConnections,
+           str_cat("uid ", cred.uid, " already has ", usage->connections,
+                   " connections to this measurerd, the most it may have "
+                   "(measurerd --max-connections-per-uid)"));
+    return;
+  }
+  spdlog::info("client {} connected: {}", id, describe_peer(cred));
+  SessionContext ctx;
+  ctx.dispatcher = &dispatcher_;
+  ctx.manager = &sessions_;
+  ctx.welcome = [this] { return welcome(); };
+  ctx.status = [this] { return status(); };
+  ctx.max_body = config_.max_body;
+  ctx.limits.max_states = config_.max_states;
+  ctx.max_requests = config_.peer.max_requests_per_connection;
+  ctx.max_unsent = config_.peer.max_unsent;
+  ctx.hello_timeout = config_.peer.hello_timeout;
+  ctx.idle_timeout = config_.peer.idle_timeout;
+  ctx.uid_usage = std::move(usage);
+  ctx.max_uid_requests = config_.peer.max_requests_per_uid;
+  TimingCaps caps = config_.caps;
+  ctx.check_caps = [caps](const measure::MeasureOptions& o) { return check_timing_caps(o, caps); };
+  auto s = std::make_shared<Session>(std::move(socket), std::move(ctx), id);
+  sessions_.join(s);
+  s->start();
+}
+
+void Server::accept_failed(const boost::system::error_code& ec) {
+  // Out of descriptors (EMFILE, ENFILE) or kernel memory, the pending connection stays in the
+  // backlog and the acceptor is readable again at once: re-arming now would spin. Wait, with a
+  // growing pause, and say so once per episode.
+  if (accept_failures_++ == 0) {
+    accept_backoff_ = kAcceptBackoffMin;
+    spdlog::warn("accept: {}; retrying every {} ms at most until a connection is accepted",
+                 ec.message(), kAcceptBackoffMax.count());
+  } else {
+    accept_backoff_ = std::min(accept_backoff_ * 2, kAcceptBackoffMax);
+  }
+  accept_timer_.expires_after(accept_backoff_);
+  accept_timer_.async_wait([this](boost::system::error_code tec) {
+    if (tec || stopped_) return;
     do_accept();
   });
 }
@@ -151,13 +233,12 @@ void Server::stop() {
   acceptor_.close(ec);
   signals_.cancel(ec);
   status_timer_.cancel();
+  accept_timer_.cancel();
+  worker_watch_timer_.cancel();
   dispatcher_.stop();
   sessions_.stop_all(proto::ErrorCode::ShuttingDown, "measurerd is shutting down");
   pool_.stop();
-  if (bound_here_) {
-    ::unlink(socket_path_.c_str());
-    bound_here_ = false;
-  }
+  remove_socket_file();
 }
 
 proto::Welcome Server::welcome() const {

@@ -2,9 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "common/proto/codec.h"
 #include "common/util/error.h"
 #include "daemon/server/dispatcher.h"
+#include "daemon/server/log_escape.h"
 #include "daemon/server/session_manager.h"
 
 namespace mrd::daemon {
@@ -17,17 +20,52 @@ Session::Session(Socket socket, SessionContext context, uint64_t client_id)
     : socket_(std::move(socket)),
       ctx_(std::move(context)),
       client_id_(client_id),
-      decoder_(ctx_.max_body) {}
+      decoder_(ctx_.max_body),
+      deadline_(socket_.get_executor()) {
+  if (ctx_.uid_usage) ++ctx_.uid_usage->connections;
+}
 
 void Session::start() {
+  if (ctx_.hello_timeout > 0) arm_deadline(ctx_.hello_timeout);
   do_read();
 }
 
+void Session::arm_deadline(double seconds) {
+  deadline_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(seconds)));
+  auto self = shared_from_this();
+  deadline_.async_wait([this, self](boost::system::error_code ec) {
+    if (!ec) on_deadline();
+  });
+}
+
+void Session::on_deadline() {
+  if (closing_ || closed_) return;
+  if (!greeted_) {
+    spdlog::warn("client {}: no Hello within {} s; closing", client_id_, ctx_.hello_timeout);
+    fail(ErrorCode::TimedOut, str_cat("no Hello within ", ctx_.hello_timeout, " s"));
+    return;
+  }
+  if (ctx_.idle_timeout <= 0) return;
+  auto now = std::chrono::steady_clock::now();
+  // Waiting for its results is not idle; a peer that reads none of them is.
+  if (*in_flight_ > 0 && !paused_) last_activity_ = now;
+  auto idle = std::chrono::duration<double>(now - last_activity_).count();
+  if (idle < ctx_.idle_timeout) {
+    arm_deadline(ctx_.idle_timeout - idle);
+    return;
+  }
+  spdlog::info("client {}: idle for {} s; closing", client_id_, ctx_.idle_timeout);
+  fail(ErrorCode::TimedOut, str_cat("idle for ", ctx_.idle_timeout, " s"));
+}
+
 void Session::do_read() {
-  if (closing_) return;
+  if (closing_ || closed_ || paused_ || reading_) return;
+  reading_ = true;
   auto self = shared_from_this();
   socket_.async_read_some(
       asio::buffer(buffer_), [this, self](boost::system::error_code ec, size_t n) {
+        reading_ = false;
         if (closed_ || closing_) return;
         if (ec) {
           if (decoder_.mid_frame())
@@ -41,12 +79,13 @@ void Session::do_read() {
         while (!closing_) {
           auto frame = decoder_.next();
           if (!frame) break;
+          last_activity_ = std::chrono::steady_clock::now();
           try {
             handle_frame(*frame);
           } catch (const proto::ProtocolError& e) {
             fail(e.code(), e.what());
           } catch (const std::exception& e) {
-            spdlog::error("client {}: {}", client_id_, e.what());
+            spdlog::error("client {}: {}", client_id_, log_quoted(e.what(), 1024));
             fail(ErrorCode::Internal, e.what());
           }
         }
@@ -54,8 +93,24 @@ void Session::do_read() {
           spdlog::warn("client {}: {}", client_id_, decoder_.failure()->message);
           fail(decoder_.failure()->code, decoder_.failure()->message);
         }
-        do_read();
+        if (unsent_ > ctx_.max_unsent) pause();
+        do_read();  // not while paused
       });
+}
+
+void Session::pause() {
+  if (paused_ || closing_ || closed_) return;
+  paused_ = true;
+  spdlog::debug("client {}: {} bytes unsent; not reading until it reads", client_id_, unsent_);
+  if (ctx_.dispatcher) ctx_.dispatcher->pause_client(client_id_);
+}
+
+void Session::resume() {
+  if (!paused_) return;
+  paused_ = false;
+  spdlog::debug("client {}: reading again", client_id_);
+  if (ctx_.dispatcher) ctx_.dispatcher->resume_client(client_id_);
+  do_read();
 }
 
 void Session::handle_frame(const proto::Frame& frame) {
@@ -70,8 +125,10 @@ void Session::handle_frame(const proto::Frame& frame) {
           str_cat("client speaks versions ", hello.min_version, "..", hello.max_version,
                   "; this server speaks ", proto::kProtocolVersion));
     greeted_ = true;
-    spdlog::debug("client {}: hello from '{}'", client_id_, hello.client_name);
+    spdlog::debug("client {}: hello from {}", client_id_, log_quoted(hello.client_name));
     send(proto::encode(ctx_.welcome()));
+    deadline_.cancel();
+    if (ctx_.idle_timeout > 0) arm_deadline(ctx_.idle_timeout);
     return;
   }
   switch (type) {
@@ -103,11 +160,33 @@ void Session::handle_measure(const proto::Frame& frame) {
     send(proto::encode_error(ErrorCode::InvalidRequest, bad, id));
     return;
   }
+  for (size_t i = 0; i < req.states.size(); ++i)
+    if (req.states[i].find('\0') != std::string::npos) {
+      // The steps are JSON text: a NUL is never part of it, and C string handling would
+      // silently end the state there.
+      send(proto::encode_error(ErrorCode::InvalidRequest,
+                               str_cat("state ", i, " contains a NUL byte"), id));
+      return;
+    }
+  if (ctx_.check_caps) {
+    std::string over = ctx_.check_caps(req.options);
+    if (!over.empty()) {
+      send(proto::encode_error(ErrorCode::InvalidRequest, over, id));
+      return;
+    }
+  }
   if (*in_flight_ >= ctx_.max_requests) {
     send(proto::encode_error(
         ErrorCode::InvalidRequest,
         str_cat("too many requests in flight (at most ", ctx_.max_requests, " per connection)"),
         id));
+    return;
+  }
+  if (ctx_.uid_usage && ctx_.uid_usage->requests >= ctx_.max_uid_requests) {
+    send(proto::encode_error(ErrorCode::InvalidRequest,
+                             str_cat("too many requests in flight (at most ", ctx_.max_uid_requests,
+                                     " per user, over all its connections)"),
+                             id));
     return;
   }
   std::weak_ptr<Session> weak = shared_from_this();
@@ -122,14 +201,18 @@ void Session::handle_measure(const proto::Frame& frame) {
     }
   };
   std::shared_ptr<size_t> counter = in_flight_;
-  sink.on_done = [weak, counter](const proto::RequestDone& d) {
+  std::shared_ptr<UidUsage> usage = ctx_.uid_usage;
+  sink.on_done = [weak, counter, usage](const proto::RequestDone& d) {
     --*counter;
+    if (usage) --usage->requests;
     if (auto s = weak.lock()) s->send(proto::encode(d));
   };
   size_t n = req.states.size();
   ++*in_flight_;
+  if (usage) ++usage->requests;
   if (!ctx_.dispatcher->submit(client_id_, std::move(req), std::move(sink))) {
     --*in_flight_;
+    if (usage) --usage->requests;
     send(proto::encode_error(ErrorCode::DuplicateRequest, "request id already in flight", id));
     return;
   }
@@ -138,7 +221,10 @@ void Session::handle_measure(const proto::Frame& frame) {
 
 void Session::send(std::string frame) {
   if (closed_) return;
+  unsent_ += frame.size();
   out_.push_back(std::move(frame));
+  // Results keep coming from jobs already on workers; no new job of this client starts.
+  if (unsent_ > ctx_.max_unsent) pause();
   if (!writing_) do_write();
 }
 
@@ -157,7 +243,10 @@ void Session::do_write() {
                         close();
                         return;
                       }
+                      last_activity_ = std::chrono::steady_clock::now();
+                      unsent_ -= out_.front().size();
                       out_.pop_front();
+                      if (paused_ && unsent_ <= ctx_.max_unsent / 2) resume();
                       do_write();
                     });
 }
@@ -172,16 +261,25 @@ void Session::close_with_error(ErrorCode code, const std::string& message) {
   closing_ = true;
   // Stop taking work for this client now; its queued inputs are dropped.
   if (ctx_.dispatcher) ctx_.dispatcher->drop_client(client_id_);
-  if (!writing_) close();
+  // A peer that does not read its replies would never get this one either.
+  if (!writing_ || paused_) close();
 }
 
 void Session::close() {
   if (closed_) return;
   closed_ = true;
+  deadline_.cancel();
+  if (ctx_.uid_usage) {
+    // Requests dropped with the connection never report done: give them back here.
+    --ctx_.uid_usage->connections;
+    ctx_.uid_usage->requests -= std::min(ctx_.uid_usage->requests, *in_flight_);
+    *in_flight_ = 0;
+  }
   boost::system::error_code ignored;
   socket_.shutdown(Socket::shutdown_both, ignored);
   socket_.close(ignored);
   out_.clear();
+  unsent_ = 0;
   if (ctx_.dispatcher) ctx_.dispatcher->drop_client(client_id_);
   if (ctx_.manager) ctx_.manager->leave(client_id_);
 }

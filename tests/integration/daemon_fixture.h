@@ -77,8 +77,10 @@ struct NotifySocket {
 
 class Daemon {
  public:
-  explicit Daemon(int workers = 2, std::vector<std::string> extra = {})
-      : socket_((dir_.path / "measurerd.sock").string()), notify_(dir_.path) {
+  /// `socket` empty: a socket in the daemon's own temporary directory.
+  explicit Daemon(int workers = 2, std::vector<std::string> extra = {}, std::string socket = "")
+      : socket_(socket.empty() ? (dir_.path / "measurerd.sock").string() : std::move(socket)),
+        notify_(dir_.path) {
     std::vector<std::string> args = {"--socket",    socket_,
                                      "--workers",   std::to_string(workers),
                                      "--cache-dir", (dir_.path / "cache").string(),
@@ -127,6 +129,30 @@ class Daemon {
 /// True while a process with this pid exists (zombies included).
 inline bool process_exists(pid_t pid) {
   return fs::exists("/proc/" + std::to_string(pid));
+}
+
+/// True while a process with this pid exists and has not ended (a zombie has ended).
+inline bool process_running(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  auto paren = text.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= text.size()) return false;
+  char state = text[paren + 2];
+  return state != 'Z' && state != 'X';
+}
+
+/// The text of a file, empty when it cannot be read.
+inline std::string file_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// Occurrences of `what` in `text`.
+inline size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
+    ++n;
+  return n;
 }
 
 inline measure::Task function_task(const std::string& name,

@@ -126,3 +126,72 @@ TEST_CASE("SIGHUP reopens the log file") {
   client::Client c(d.socket());  // still serving
   CHECK(c.status().workers == 1);
 }
+
+TEST_CASE("SIGHUP with a log file that cannot be reopened keeps the old one and says so") {
+  TempDir logs;
+  std::string log = (logs.path / "measurerd.log").string();
+  Daemon d(1, {"--log-file", log});
+  std::filesystem::rename(log, log + ".1");
+  std::filesystem::create_directory(log);  // opening it for appending fails, even for root
+  REQUIRE(::kill(d.pid(), SIGHUP) == 0);
+  // The warning goes to the file the daemon had open, now named log.1.
+  while (file_text(log + ".1").find("cannot reopen log file") == std::string::npos)
+    if (!process_running(d.pid())) FAIL("measurerd ended on SIGHUP");
+  client::Client c(d.socket());  // still serving
+  CHECK(c.status().workers == 1);
+  // Once the path can be opened again, the next SIGHUP reopens it.
+  std::filesystem::remove(log);
+  REQUIRE(::kill(d.pid(), SIGHUP) == 0);
+  while (file_text(log).find("log file reopened") == std::string::npos)
+    if (!process_running(d.pid())) FAIL("measurerd ended on SIGHUP");
+  CHECK(d.terminate() == 0);
+}
+
+TEST_CASE("a daemon stopping removes only the socket file it bound") {
+  Daemon first(1);
+  std::string path = first.socket();
+  // Someone removes the first daemon's socket file; a second daemon binds the same path.
+  REQUIRE(std::filesystem::remove(path));
+  Daemon second(1, {}, path);
+  CHECK(first.terminate() == 0);
+  REQUIRE(std::filesystem::exists(path));
+  client::Client c(path);  // the second daemon is still reachable
+  CHECK(c.status().workers == 1);
+  CHECK(first.log().find("not removing") != std::string::npos);
+  CHECK(second.terminate() == 0);
+  CHECK_FALSE(std::filesystem::exists(path));
+}
+
+TEST_CASE("with no worker able to start, a request fails after a bounded wait") {
+  TempDir bin;
+  auto worker = bin.path / "measurerd-worker";
+  std::filesystem::copy_file(build_path("daemon/measurerd-worker"), worker);
+  Daemon d(1, {"--worker-path", worker.string(), "--no-worker-timeout", "0.5"});
+  // From now on every new worker fails before it is ready, as with an unwritable cache.
+  auto broken = bin.path / "broken";
+  {
+    std::ofstream out(broken);
+    out << "#!/bin/sh\nexit 1\n";
+  }
+  std::filesystem::permissions(broken, std::filesystem::perms::owner_all);
+  std::filesystem::rename(broken, worker);
+  client::Client c(d.socket());
+  auto workers = c.status().worker_list;
+  REQUIRE(workers.size() == 1);
+  REQUIRE(::kill(workers[0].pid, SIGKILL) == 0);
+  // Until the daemon has seen the death, the worker still counts as idle.
+  for (bool running = true; running;) {
+    running = false;
+    for (const auto& w : c.status().worker_list)
+      running = running || w.state != proto::WorkerState::Starting;
+  }
+  std::vector<measure::MeasureResult> results;
+  c.measure(matmul_task(16), {"[]", "[]"}, quick_options(),
+            [&](uint32_t, const measure::MeasureResult& r) { results.push_back(r); });
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) {
+    CHECK(r.error_no == measure::MeasureErrorNo::UnknownError);
+    CHECK(r.error_msg.find("no measurerd-worker has been running") != std::string::npos);
+  }
+  CHECK(d.log().find("waiting inputs failed") != std::string::npos);
+}

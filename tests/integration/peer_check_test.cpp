@@ -48,12 +48,6 @@ Run status_as(const Daemon& d, uid_t uid, gid_t gid, const std::string& groups) 
                  {build_path("client/measurer"), "--socket", d.socket(), "status"});
 }
 
-size_t count_of(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 bool is_root() {
   if (::geteuid() == 0) return true;
   WARN(

@@ -173,6 +173,8 @@ int run(const Options& o) {
   long fds_after = -1, rss_after = -1;
   if (drained && daemon->running()) {
     try {
+      // A run longer than measurerd's idle timeout has seen the control connection closed.
+      control = std::make_unique<client::Client>(daemon->socket_path(), "soak-control");
       std::string busy = wait_for_idle(*control, o.workers, 30);
       if (!busy.empty())
         notes.push_back("daemon not idle 30 s after the clients finished: " + busy);

@@ -82,6 +82,7 @@ SoakDaemon::SoakDaemon(DaemonConfig config) : config_(std::move(config)) {
                                    "--timing-policy",
                                    config_.timing_policy};
   if (config_.test_faults) args.push_back("--test-faults");
+  args.insert(args.end(), config_.extra_args.begin(), config_.extra_args.end());
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string v(*e);

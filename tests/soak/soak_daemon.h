@@ -20,6 +20,7 @@ struct DaemonConfig {
   bool test_faults = true;
   std::string timing_policy = "exclusive";  ///< the daemon's --timing-policy
   uint64_t limit_as_mb = 1024;              ///< workers' address-space limit
+  std::vector<std::string> extra_args;      ///< more measurerd flags
 };
 
 /// How the daemon ended.

@@ -259,3 +259,93 @@ TEST_CASE("a repeated state waits for the identical build in flight instead of c
   CHECK(c.indices == std::vector<uint32_t>{0, 1, 2});
   CHECK(c.done == 1);
 }
+
+TEST_CASE("a paused client starts no job; its backlog holds up nobody else") {
+  FakeWorkerPool pool(1);
+  Dispatcher d(pool, TimingPolicy::Exclusive);
+  Collected a, b;
+  d.submit(1, request(1, "a", 2), sink_for(a));
+  REQUIRE(pool.jobs.size() == 1);
+  pool.complete(0, ok());  // a0 built; a1 building
+  d.pause_client(1);
+  pool.complete(0, ok());  // a1 built: the job on the worker finishes, nothing of a starts
+  CHECK(pool.jobs.empty());
+  d.submit(2, request(1, "b", 1), sink_for(b));
+  // a's built candidates wait for a run, but b is built and timed meanwhile.
+  REQUIRE(pool.jobs.size() == 1);
+  CHECK(pool.jobs[0].job.steps == "b0");
+  pool.complete(0, ok());
+  REQUIRE(pool.jobs.size() == 1);
+  CHECK(pool.jobs[0].job.phase == Phase::Run);
+  CHECK(pool.jobs[0].job.steps == "b0");
+  pool.complete(0, ok());
+  CHECK(b.done == 1);
+  CHECK(pool.jobs.empty());
+  d.resume_client(1);
+  while (!pool.jobs.empty()) pool.complete(0, ok());
+  CHECK(a.indices == std::vector<uint32_t>{0, 1});
+  CHECK(a.done == 1);
+}
+
+TEST_CASE("fail_waiting fails every input not on a worker; jobs on workers finish") {
+  FakeWorkerPool pool(1);
+  Dispatcher d(pool, TimingPolicy::Shared);
+  Collected a;
+  d.submit(1, request(1, "a", 3), sink_for(a));
+  REQUIRE(pool.jobs.size() == 1);  // a0 building
+  CHECK(d.fail_waiting("no worker") == 2);
+  CHECK(a.indices.empty());  // a0 comes first, still building
+  pool.complete(0, ok());    // a0 built; its run would need a worker too
+  REQUIRE(pool.jobs.size() == 1);
+  pool.complete(0, ok(0, 1.0));
+  CHECK(a.indices == std::vector<uint32_t>{0, 1, 2});
+  CHECK(a.results[0].error_no == MeasureErrorNo::NoError);
+  CHECK(a.results[1].error_no == MeasureErrorNo::UnknownError);
+  CHECK(a.results[2].error_msg == "no worker");
+  CHECK(a.done == 1);
+  CHECK(a.last_done.errors == 2);
+}
+
+TEST_CASE("clients take turns, not requests: many requests from one client get one turn") {
+  FakeWorkerPool pool(1);
+  Dispatcher d(pool, TimingPolicy::Shared);
+  Collected a, b, dd, c;
+  d.submit(1, request(1, "a", 2), sink_for(a));
+  d.submit(1, request(2, "b", 2), sink_for(b));
+  d.submit(1, request(3, "d", 2), sink_for(dd));
+  d.submit(2, request(1, "c", 2), sink_for(c));
+  std::vector<std::string> builds;
+  while (!pool.jobs.empty()) {
+    if (pool.jobs[0].job.phase == Phase::Build) builds.push_back(pool.jobs[0].job.steps);
+    pool.complete(0, ok());
+  }
+  // Client 2 gets every other build while it has inputs; client 1's requests share the rest.
+  CHECK(builds ==
+        std::vector<std::string>{"a0", "c0", "b0", "c1", "d0", "a1", "b1", "d1"});
+  CHECK(c.done == 1);
+  CHECK(a.done + b.done + dd.done == 3);
+}
+
+TEST_CASE("exclusive policy: a request with only timing left ends the build phase") {
+  FakeWorkerPool pool(2);
+  Dispatcher d(pool, TimingPolicy::Exclusive);
+  Collected hog, small;
+  d.submit(2, request(1, "h", 10), sink_for(hog));
+  d.submit(1, request(1, "v", 1), sink_for(small));
+  pool.complete(find_job(pool, "h0", Phase::Build), ok());
+  // Client 1's turn: its only input builds; once built, no further build starts (h2 would
+  // otherwise follow, and others after it, until the backlog filled).
+  pool.complete(find_job(pool, "v0", Phase::Build), ok());
+  CHECK(pool.count(Phase::Build) == 1);  // h1, already running
+  pool.complete(find_job(pool, "h1", Phase::Build), ok());
+  int runs_before = 0;
+  while (small.done == 0) {
+    REQUIRE(pool.jobs.size() == 1);
+    REQUIRE(pool.jobs[0].job.phase == Phase::Run);
+    runs_before += pool.jobs[0].job.steps != "v0";
+    pool.complete(0, ok());
+  }
+  CHECK(runs_before <= 1);
+  while (!pool.jobs.empty()) pool.complete(0, ok());
+  CHECK(hog.done == 1);
+}
