@@ -46,6 +46,8 @@ class ErrorCode(enum.IntEnum):
     SHUTTING_DOWN = 9
     INTERNAL = 10
     PEER_NOT_ALLOWED = 11
+    TIMED_OUT = 12
+    TOO_MANY_CONNECTIONS = 13
 
 
 def error_code_name(code: int) -> str:
