@@ -14,6 +14,7 @@
 #include "common/codegen/c_register_plan.h"
 #include "common/codegen/c_vector_plan.h"
 #include "common/ir/expr_functor.h"
+#include "common/ir/expr_queries.h"
 #include "common/ir/stmt_functor.h"
 #include "common/ir/substitute.h"
 #include "common/lower/arith.h"
@@ -239,12 +240,6 @@ class CEmitter : public ExprFunctor<std::string> {
   static std::string vec_tag(DType t, int w) {
     const char* c = t == DType::Float32 ? "f" : t == DType::Float64 ? "d" : "i";
     return str_cat("v", w, c);
-  }
-
-  static bool uses(const Expr& e, const ExprNode* v) {
-    bool found = false;
-    post_order_visit(e, [&](const Expr& x) { found = found || x.get() == v; });
-    return found;
   }
 
   // The variable standing for buffer `b` at the access, or "" when `b` is not promoted here

@@ -2,6 +2,7 @@
 
 #include "common/codegen/affine_index.h"
 #include "common/ir/expr_functor.h"
+#include "common/ir/expr_queries.h"
 #include "common/ir/stmt_functor.h"
 
 namespace mrd::codegen {
@@ -12,12 +13,6 @@ namespace {
 
 constexpr int64_t kMaxVectorLoopExtent = 4096;
 constexpr size_t kMaxVectorChunks = 64;
-
-bool uses(const Expr& e, const ExprNode* v) {
-  bool found = false;
-  post_order_visit(e, [&](const Expr& x) { found = found || x.get() == v; });
-  return found;
-}
 
 bool is_compare(BinaryOp op) {
   return op == BinaryOp::LT || op == BinaryOp::LE || op == BinaryOp::GT || op == BinaryOp::GE ||

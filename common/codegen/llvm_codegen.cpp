@@ -19,6 +19,7 @@
 #include "common/codegen/free_symbols.h"
 #include "common/codegen/llvm_target_machine.h"
 #include "common/ir/expr_functor.h"
+#include "common/ir/expr_queries.h"
 #include "common/ir/stmt_functor.h"
 #include "common/lower/arith.h"
 #include "common/util/error.h"
@@ -28,12 +29,6 @@ namespace mrd::codegen {
 using namespace ir;
 
 namespace {
-
-bool has_load(const Expr& e) {
-  bool found = false;
-  post_order_visit(e, [&](const Expr& x) { found |= x->kind == ExprKind::BufferLoad; });
-  return found;
-}
 
 bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 

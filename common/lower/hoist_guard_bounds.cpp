@@ -1,6 +1,7 @@
 #include "common/lower/hoist_guard_bounds.h"
 
 #include "common/ir/expr_functor.h"
+#include "common/ir/expr_queries.h"
 #include "common/ir/stmt_functor.h"
 #include "common/lower/arith.h"
 
@@ -9,18 +10,6 @@ namespace mrd::lower {
 using namespace ir;
 
 namespace {
-
-bool uses(const Expr& e, const ExprNode* v) {
-  bool found = false;
-  post_order_visit(e, [&](const Expr& x) { found = found || x.get() == v; });
-  return found;
-}
-
-bool has_load(const Expr& e) {
-  bool found = false;
-  post_order_visit(e, [&](const Expr& x) { found = found || x.as<BufferLoadNode>(); });
-  return found;
-}
 
 void conjuncts(const Expr& c, std::vector<Expr>& out) {
   if (const auto* call = c.as<CallNode>(); call && call->op == CallOp::Likely && call->args.size() == 1) {

@@ -1,6 +1,7 @@
 #include "common/lower/lift_guards.h"
 
 #include "common/ir/expr_functor.h"
+#include "common/ir/expr_queries.h"
 #include "common/ir/stmt_functor.h"
 
 namespace mrd::lower {
@@ -8,18 +9,6 @@ namespace mrd::lower {
 using namespace ir;
 
 namespace {
-
-bool uses(const Expr& e, const ExprNode* v) {
-  bool found = false;
-  post_order_visit(e, [&](const Expr& x) { found = found || x.get() == v; });
-  return found;
-}
-
-bool has_load(const Expr& e) {
-  bool found = false;
-  post_order_visit(e, [&](const Expr& x) { found = found || x.as<BufferLoadNode>(); });
-  return found;
-}
 
 /// The guard of `s` that a serial loop over `v` may lift out: `s` is `if (c) S` without an
 /// else, c does not use v and reads no buffer.

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/ir/expr_functor.h"
+#include "common/ir/expr_queries.h"
 #include "common/ir/scalar_semantics.h"
 #include "common/ir/stmt_functor.h"
 #include "common/ir/substitute.h"
@@ -15,12 +16,6 @@ using namespace ir;
 namespace {
 
 constexpr int kAutoMaxDepth = 8;
-
-bool uses_var(const Expr& e, const VarNode* v) {
-  bool found = false;
-  post_order_visit(e, [&](const Expr& x) { found |= x.as<VarNode>() == v; });
-  return found;
-}
 
 /// True when TVM's vectorizer would give up on the loop and leave a serial loop: a condition
 /// (if statement or if_then_else) that varies across the lanes.
@@ -36,11 +31,11 @@ class ScalarizeCheck : public StmtVisitor {
   void visit_expr(const Expr& e) override {
     post_order_visit(e, [&](const Expr& x) {
       const CallNode* c = x.as<CallNode>();
-      if (c && c->op == CallOp::IfThenElse && uses_var(c->args[0], var_)) found_ = true;
+      if (c && c->op == CallOp::IfThenElse && uses(c->args[0], var_)) found_ = true;
     });
   }
   void visit_(const IfThenElseNode* op, const Stmt& self) override {
-    if (uses_var(op->cond, var_)) found_ = true;
+    if (uses(op->cond, var_)) found_ = true;
     StmtVisitor::visit_(op, self);
   }
 
