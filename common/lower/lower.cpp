@@ -52,6 +52,14 @@ void check_int32_domains(const dag::ComputeDAG& dag) {
   }
 }
 
+/// s = pass(s), logged under `name`.
+template <typename Pass>
+void run_pass(const char* name, ir::Stmt& s, Pass&& pass) {
+  ir::Stmt next = pass(s);
+  log_pass(name, s, next);
+  s = std::move(next);
+}
+
 }  // namespace
 
 ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps) {
@@ -66,51 +74,25 @@ ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>
   log_pass("schedule_ops", ir::Stmt(), s);
 
   ir::PrimFunc f;
-  ir::Stmt next = bind_buffers(ctx, s, f.params);
-  log_pass("bind_buffers", s, next);
-  s = next;
-
-  next = storage_flatten(s);
-  log_pass("storage_flatten", s, next);
-  s = next;
-
-  next = simplify(s);
-  log_pass("simplify", s, next);
-  s = next;
-
-  next = unroll_loop(s);
-  log_pass("unroll_loop", s, next);
-  f.body = next;
+  run_pass("bind_buffers", s, [&](const ir::Stmt& x) { return bind_buffers(ctx, x, f.params); });
+  run_pass("storage_flatten", s, storage_flatten);
+  run_pass("simplify", s, [](const ir::Stmt& x) { return simplify(x); });
+  run_pass("unroll_loop", s, unroll_loop);
+  f.body = s;
   return f;
 }
 
 ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend) {
-  ir::Stmt s = f.body, next;
+  ir::Stmt s = f.body;
   if (!s.defined()) return f;
   if (backend == Backend::LLVM) {
-    next = vectorize_loop(s);
-    log_pass("vectorize_loop", s, next);
-    s = next;
-
-    next = expand_unrolled(s, kMaxUnrolledStoresLLVM);
-    log_pass("expand_unrolled", s, next);
-    s = next;
-
-    next = simplify(s);
-    log_pass("simplify", s, next);
-    s = next;
+    run_pass("vectorize_loop", s, vectorize_loop);
+    run_pass("expand_unrolled", s, [](const ir::Stmt& x) { return expand_unrolled(x, kMaxUnrolledStoresLLVM); });
+    run_pass("simplify", s, [](const ir::Stmt& x) { return simplify(x); });
   } else {
-    next = expand_unrolled(s, kMaxUnrolledStoresC);
-    log_pass("expand_unrolled", s, next);
-    s = next;
-
-    next = lift_guards(s);
-    log_pass("lift_guards", s, next);
-    s = next;
-
-    next = hoist_guard_bounds(s);
-    log_pass("hoist_guard_bounds", s, next);
-    s = next;
+    run_pass("expand_unrolled", s, [](const ir::Stmt& x) { return expand_unrolled(x, kMaxUnrolledStoresC); });
+    run_pass("lift_guards", s, lift_guards);
+    run_pass("hoist_guard_bounds", s, hoist_guard_bounds);
   }
   f.body = s;
   return f;

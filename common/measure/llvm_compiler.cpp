@@ -15,7 +15,6 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
