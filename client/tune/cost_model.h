@@ -1,37 +1,43 @@
 // The tuner's learned cost model, the role XGBoost plays in TVM's search: it ranks proposed
-// states before any is measured, so a batch holds the states predicted fastest. States are
-// compared within one structure (the same step kinds, stages and iterators, in order; tile
-// sizes, the unroll pragma and the compute-at and fuse depths may differ). A state's features
-// are log2 of its split lengths and unroll limit, its compute-at iterator and fused count; its
-// predicted log cost is the distance-weighted mean over its nearest measured states of the
-// same structure, or the median of all measured states when it has none.
+// states before any is measured, so a batch holds the states predicted fastest. A state is
+// lowered and described by its program features (program_features.h: loop nests, access
+// strides and footprints, annotations), which mean the same for every sketch; gradient-boosted
+// trees (boosted_trees.h) learn log cost from them. With too few measured states it predicts
+// their median for every state.
 #pragma once
 
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "client/tune/boosted_trees.h"
+#include "common/dag/compute_dag.h"
 #include "common/schedule/transform_steps.h"
 
 namespace mrd::tune {
 
 class CostModel {
  public:
-  /// Forgets what it knew and learns from these measured states (costs in seconds, > 0).
-  void fit(const std::vector<std::pair<std::vector<schedule::Step>, double>>& measured);
-  /// Predicted log cost; lower is faster. Any value before fit() with data.
-  double predict(const std::vector<schedule::Step>& steps) const;
+  explicit CostModel(const dag::ComputeDAG& dag);
 
-  /// Neighbours averaged per prediction.
-  static constexpr int kNeighbours = 3;
+  /// Forgets what it knew and learns from these measured states (costs in seconds, > 0;
+  /// others are skipped).
+  void fit(const std::vector<std::pair<std::vector<schedule::Step>, double>>& measured);
+  /// Predicted log cost; lower is faster. +infinity for a state that does not lower.
+  double predict(const std::vector<schedule::Step>& steps);
+
+  /// Fewest measured states the trees are fitted on.
+  static constexpr size_t kMinTraining = 8;
+  /// Feature vectors kept between calls (measured states are described again every fit).
+  static constexpr size_t kMaxCachedFeatures = 1 << 14;
 
  private:
-  struct Point {
-    std::vector<double> features;
-    double log_cost;
-  };
-  std::unordered_map<std::string, std::vector<Point>> by_structure_;
+  const std::vector<double>& features(const std::vector<schedule::Step>& steps);
+
+  const dag::ComputeDAG* dag_;
+  BoostedTrees trees_;
   double median_log_cost_ = 0.0;
+  std::unordered_map<std::string, std::vector<double>> cache_;
 };
 
 }  // namespace mrd::tune

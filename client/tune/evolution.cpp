@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <optional>
 
 #include "client/tune/candidate.h"
 #include "client/tune/init_population.h"
 #include "client/tune/mutation.h"
-#include "client/tune/validity.h"
 #include "common/util/error.h"
 
 namespace mrd::tune {
@@ -19,7 +20,8 @@ EvolutionarySearch::EvolutionarySearch(const dag::ComputeDAG& dag,
       sketches_(std::move(sketches)),
       num_cores_(num_cores),
       options_(options),
-      rng_(seed) {}
+      rng_(seed),
+      model_(dag) {}
 
 std::vector<SearchState> EvolutionarySearch::propose(const std::vector<MeasuredState>& measured,
                                                      int n, const std::set<std::string>& seen) {
@@ -28,7 +30,35 @@ std::vector<SearchState> EvolutionarySearch::propose(const std::vector<MeasuredS
   std::set<std::string> batch;
   auto is_new = [&](const std::string& key) { return !seen.count(key) && !batch.count(key); };
 
-  // The population: the best measured states, cheapest first (stable for equal costs).
+  int n_ranked = 0;
+  if (!measured.empty()) {
+    int n_random = static_cast<int>(std::floor(n * options_.random_fraction));
+    if (n > 1 && options_.random_fraction > 0) n_random = std::max(n_random, 1);
+    n_ranked = n - n_random;
+  }
+  if (n_ranked > 0) {
+    std::vector<std::pair<std::vector<schedule::Step>, double>> training;
+    for (const MeasuredState& m : measured) training.emplace_back(m.steps, m.cost);
+    model_.fit(training);
+    for (SearchState& s : evolve(measured, n_ranked, is_new)) {
+      batch.insert(candidate_key(s.steps()));
+      out.push_back(std::move(s));
+    }
+  }
+  // Fresh samples fill the rest.
+  int want = n - static_cast<int>(out.size());
+  for (SearchState& s : sample_states(sketches_, want, rng_, memo_, num_cores_, is_new)) {
+    batch.insert(candidate_key(s.steps()));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<SearchState> EvolutionarySearch::evolve(
+    const std::vector<MeasuredState>& measured, int n,
+    const std::function<bool(const std::string&)>& is_new) {
+  // The initial population: the best measured states, cheapest first (stable for equal
+  // costs), then fresh samples.
   std::vector<const MeasuredState*> ranked;
   for (const MeasuredState& m : measured) ranked.push_back(&m);
   std::stable_sort(
@@ -36,58 +66,61 @@ std::vector<SearchState> EvolutionarySearch::propose(const std::vector<MeasuredS
       [](const MeasuredState* a, const MeasuredState* b) { return a->cost < b->cost; });
   std::vector<SearchState> population;
   for (const MeasuredState* m : ranked) {
-    if (static_cast<int>(population.size()) >= options_.population_size) break;
+    if (static_cast<int>(population.size()) >= options_.measured_parents) break;
     try {
       population.emplace_back(*dag_, m->steps);
     } catch (const UserError&) {
       // A logged state that no longer applies cannot be a parent.
     }
   }
+  int fresh = options_.population_size - static_cast<int>(population.size());
+  std::set<std::string> in_population;
+  for (const SearchState& s : population) in_population.insert(candidate_key(s.steps()));
+  for (SearchState& s : sample_states(sketches_, fresh, rng_, memo_, num_cores_, [&](const std::string& k) {
+         return !in_population.count(k);
+       })) {
+    population.push_back(std::move(s));
+  }
 
-  int n_mutants = 0;
-  if (!population.empty()) {
-    int n_random = static_cast<int>(std::floor(n * options_.random_fraction));
-    if (n > 1 && options_.random_fraction > 0) n_random = std::max(n_random, 1);
-    n_mutants = n - n_random;
-  }
-  // Mutants; population[i] is better than population[j] for i < j, so the smaller of two
-  // random indices wins the tournament. More are made than wanted; the model ranks them.
-  const int oversample = std::max(1, options_.oversample);
-  const int wanted = n_mutants * oversample;
-  const int max_attempts = wanted * options_.attempts_per_mutant;
-  std::vector<std::pair<double, SearchState>> mutants;
-  std::set<std::string> made;
-  std::vector<std::pair<std::vector<schedule::Step>, double>> training;
-  for (const MeasuredState& m : measured) training.emplace_back(m.steps, m.cost);
-  model_.fit(training);
-  for (int attempt = 0; attempt < max_attempts && static_cast<int>(mutants.size()) < wanted; ++attempt) {
-    size_t a = rand_index(rng_, population.size());
-    size_t b = rand_index(rng_, population.size());
-    std::optional<SearchState> child = mutate(population[std::min(a, b)], rng_, memo_);
-    // Sometimes mutate twice, to leave a local optimum.
-    if (child && rand_index(rng_, 4) == 0) {
-      if (auto again = mutate(*child, rng_, memo_)) child = std::move(again);
+  // Every unseen state scored so far, by key: (predicted log cost, state).
+  std::map<std::string, std::pair<double, SearchState>> found;
+  for (int generation = 0;; ++generation) {
+    std::vector<double> score(population.size());
+    for (size_t i = 0; i < population.size(); ++i) {
+      score[i] = model_.predict(population[i].steps());
+      std::string key = candidate_key(population[i].steps());
+      if (std::isfinite(score[i]) && is_new(key) && !found.count(key)) {
+        found.emplace(std::move(key), std::make_pair(score[i], population[i]));
+      }
     }
-    if (!child) continue;
-    std::string key = candidate_key(child->steps());
-    if (!is_new(key) || !made.insert(key).second) continue;
-    double predicted = oversample > 1 ? model_.predict(child->steps()) : 0.0;
-    mutants.emplace_back(predicted, std::move(*child));
+    if (generation == options_.generations || population.empty()) break;
+    // Children: mutants of the winner of a tournament of two, scored next generation.
+    std::vector<SearchState> children;
+    std::set<std::string> made;
+    const int wanted = std::max(options_.population_size, 2 * n);
+    for (int attempt = 0; attempt < wanted * options_.attempts_per_child &&
+                          static_cast<int>(children.size()) < wanted;
+         ++attempt) {
+      size_t a = rand_index(rng_, population.size());
+      size_t b = rand_index(rng_, population.size());
+      const SearchState& parent = score[a] <= score[b] ? population[a] : population[b];
+      std::optional<SearchState> child = mutate(parent, rng_, memo_);
+      if (!child || !made.insert(candidate_key(child->steps())).second) continue;
+      children.push_back(std::move(*child));
+    }
+    if (children.empty()) break;
+    population = std::move(children);
   }
-  // The predicted fastest first (stable: equal predictions keep the order they were made in).
-  std::stable_sort(mutants.begin(), mutants.end(),
+
+  // The predicted fastest (ties keep key order, so a seed gives one answer).
+  std::vector<std::pair<double, const std::string*>> order;
+  for (const auto& [key, entry] : found) order.emplace_back(entry.first, &key);
+  std::stable_sort(order.begin(), order.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (auto& [predicted, child] : mutants) {
-    if (static_cast<int>(out.size()) >= n_mutants) break;
-    if (!lowers(*dag_, child.steps())) continue;
-    batch.insert(candidate_key(child.steps()));
-    out.push_back(std::move(child));
-  }
-  // Fresh samples fill the rest.
-  int want = n - static_cast<int>(out.size());
-  for (SearchState& s : sample_states(sketches_, want, rng_, memo_, num_cores_, is_new)) {
-    batch.insert(candidate_key(s.steps()));
-    out.push_back(std::move(s));
+  std::vector<SearchState> out;
+  for (const auto& [predicted, key] : order) {
+    if (static_cast<int>(out.size()) >= n) break;
+    out.push_back(found.at(*key).second);
   }
   return out;
 }

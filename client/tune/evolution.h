@@ -1,12 +1,13 @@
-// The search loop's proposal step: keep the best measured states as the population, and
-// propose a batch of new states, most of them mutants of population members (better members
-// are picked more often: tournament of two), the rest fresh random samples from the sketches
-// for exploration. As TVM ranks its evolutionary search with a learned cost model, many more
-// mutants than wanted are made and the cost model (cost_model.h, fitted on the measured
-// states) keeps those predicted fastest. A proposal is always valid (it lowers) and never a
-// state already seen (keys in `seen`) or twice in the batch.
+// The search loop's proposal step, after TVM's EvolutionarySearch: a population of the best
+// measured states and fresh samples from the sketches evolves for a few generations, scored
+// by the cost model (cost_model.h, fitted on the measured states): each generation's
+// children are mutants of members picked by a tournament of two on predicted cost. The batch
+// takes the unseen states predicted fastest over all generations, plus a share of fresh random
+// samples for exploration. A proposal is always valid (it lowers) and never a state already
+// seen (keys in `seen`) or twice in the batch.
 #pragma once
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,14 +26,16 @@ struct MeasuredState {
 };
 
 struct EvolutionOptions {
-  /// How many of the best measured states form the population.
-  int population_size = 16;
-  /// Share of each batch sampled fresh from the sketches.
-  double random_fraction = 0.2;
-  /// Tries per wanted mutant before giving up on mutants for this batch.
-  int attempts_per_mutant = 16;
-  /// Mutants made per mutant wanted, for the cost model to choose from (1: no model).
-  int oversample = 8;
+  /// States the model scores in each generation.
+  int population_size = 512;
+  /// How many of the best measured states seed the population (the rest are fresh samples).
+  int measured_parents = 64;
+  /// Generations of mutants after the initial population.
+  int generations = 4;
+  /// Share of each batch sampled fresh from the sketches, unranked.
+  double random_fraction = 0.1;
+  /// Tries per wanted child before a generation stops short.
+  int attempts_per_child = 4;
 };
 
 class EvolutionarySearch {
@@ -46,6 +49,10 @@ class EvolutionarySearch {
                                    const std::set<std::string>& seen);
 
  private:
+  /// Up to n unseen states (is_new) predicted fastest over the generations.
+  std::vector<SearchState> evolve(const std::vector<MeasuredState>& measured, int n,
+                                  const std::function<bool(const std::string&)>& is_new);
+
   const dag::ComputeDAG* dag_;
   std::vector<SearchState> sketches_;
   int num_cores_;

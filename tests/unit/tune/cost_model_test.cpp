@@ -1,39 +1,65 @@
-// The tuner's cost model on hand-made states: neighbours of the same structure decide, other
-// structures get the median.
+// The tuner's cost model on real lowered states of a small matmul: it learns a cost that
+// depends on what the programs do, and ranks states it has not seen by it.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "client/tune/cost_model.h"
+#include "client/tune/init_population.h"
+#include "client/tune/program_features.h"
+#include "tests/unit/tune/tune_test_util.h"
 
 using namespace mrd;
 
 namespace {
 
-std::vector<schedule::Step> tiled(int64_t a, int64_t b, int unroll) {
-  return schedule::steps_from_json(nlohmann::json::parse(
-      "[[\"SP\", 2, 0, 512, [" + std::to_string(a) + ", " + std::to_string(b) + "], 1], "
-      "[\"PR\", 2, 0, \"auto_unroll_max_step$" + std::to_string(unroll) + "\"]]"));
+/// A made-up cost: states whose main store runs more iterations of its innermost loop
+/// contiguously (wider vector, longer inner loop) are faster.
+double made_up_cost(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps) {
+  std::vector<double> f = tune::state_features(dag, steps);
+  REQUIRE(!f.empty());
+  const double lanes = f[3 + 1];           // the main store's log2 vector lanes
+  const double innermost = f[3 + 12];      // log2 extent of its innermost loop
+  return 1e-3 * std::exp2(-(lanes + 0.5 * innermost));
 }
 
 }  // namespace
 
-TEST_CASE("cost model: the nearest measured states of the same structure decide") {
-  tune::CostModel m;
-  m.fit({{tiled(4, 8, 16), 0.001}, {tiled(8, 8, 16), 0.0011}, {tiled(64, 4, 512), 0.010},
-         {tiled(32, 8, 512), 0.011}});
-  // Near the fast pair, and near the slow pair.
-  CHECK(m.predict(tiled(4, 16, 16)) < m.predict(tiled(64, 8, 512)));
-  CHECK(m.predict(tiled(4, 8, 16)) == Approx(std::log(0.001)).epsilon(0.2));
-  // Another structure (one split length more) has no neighbours: the median.
-  double median = m.predict(schedule::steps_from_json(nlohmann::json::parse(R"([["SP", 2, 0, 512, [2, 2, 2], 1]])")));
-  CHECK(median > std::log(0.001));
-  CHECK(median < std::log(0.011));
+TEST_CASE("cost model: ranks unseen states by what it learned from measured ones") {
+  dag::ComputeDAG dag =
+      tune::testing::workload("matmul", {int64_t(64), int64_t(64), int64_t(64), std::string("float32")});
+  std::vector<tune::Candidate> states = tune::sample_initial_population(dag, 96, 5, 1);
+  REQUIRE(states.size() >= 64);
+  tune::CostModel model(dag);
+  std::vector<std::pair<std::vector<schedule::Step>, double>> measured;
+  for (size_t i = 0; i < 48; ++i) measured.emplace_back(states[i].steps, made_up_cost(dag, states[i].steps));
+  model.fit(measured);
+  // Concordant pairs among the states it has not seen, where the made-up costs differ by 2x+.
+  int pairs = 0, concordant = 0;
+  for (size_t i = 48; i < states.size(); ++i) {
+    for (size_t j = i + 1; j < states.size(); ++j) {
+      double ci = made_up_cost(dag, states[i].steps), cj = made_up_cost(dag, states[j].steps);
+      if (std::max(ci, cj) < 2 * std::min(ci, cj)) continue;
+      ++pairs;
+      concordant += (ci < cj) == (model.predict(states[i].steps) < model.predict(states[j].steps));
+    }
+  }
+  REQUIRE(pairs > 20);
+  CHECK(concordant >= 0.9 * pairs);
 }
 
-TEST_CASE("cost model: failed measurements are not learned") {
-  tune::CostModel m;
-  m.fit({{tiled(4, 8, 16), std::numeric_limits<double>::infinity()}, {tiled(8, 8, 16), 0.002}});
-  CHECK(m.predict(tiled(4, 8, 16)) == Approx(std::log(0.002)));
+TEST_CASE("cost model: few measurements give their median; a state that does not lower, infinity") {
+  dag::ComputeDAG dag =
+      tune::testing::workload("matmul", {int64_t(16), int64_t(16), int64_t(16), std::string("float32")});
+  std::vector<tune::Candidate> states = tune::sample_initial_population(dag, 4, 1, 1);
+  REQUIRE(states.size() == 4);
+  tune::CostModel model(dag);
+  model.fit({{states[0].steps, 0.001}, {states[1].steps, 0.002}, {states[2].steps, 0.004},
+             {states[3].steps, std::numeric_limits<double>::infinity()}});  // failed: not learned
+  CHECK(model.predict(states[0].steps) == Approx(std::log(0.002)));
+  CHECK(model.predict(states[3].steps) == Approx(std::log(0.002)));
+  auto bad = schedule::steps_from_json(nlohmann::json::parse(R"([["SP", 9, 0, 16, [4], 1]])"));
+  CHECK(std::isinf(model.predict(bad)));
 }

@@ -14,7 +14,7 @@ namespace {
 
 using testing::workload;
 
-TEST_CASE("without random exploration, proposals are close mutants of the population") {
+TEST_CASE("without fresh samples, proposals are close mutants of the population") {
   dag::ComputeDAG dag =
       workload("matmul", {int64_t(32), int64_t(16), int64_t(32), std::string("float32")});
   std::vector<Candidate> init = sample_initial_population(dag, 1, 3, 2);
@@ -22,6 +22,8 @@ TEST_CASE("without random exploration, proposals are close mutants of the popula
   const std::vector<schedule::Step>& parent = init[0].steps;
   EvolutionOptions opt;
   opt.random_fraction = 0.0;
+  opt.population_size = 1;  // the parent alone: no fresh samples
+  opt.generations = 1;
   EvolutionarySearch search(dag, generate_sketch_states(dag, 2), 2, 1, opt);
   std::set<std::string> seen = {candidate_key(parent)};
   std::vector<SearchState> out = search.propose({{parent, 1e-3}}, 8, seen);

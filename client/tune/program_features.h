@@ -1,0 +1,34 @@
+// Features of a lowered program for the tuner's cost model, in the spirit of TVM's per-store
+// features: what each store's loop nest looks like (extents and annotations of the loops
+// around it, from the innermost out), how its accesses walk memory (strides along the
+// innermost loop, bytes touched inside each loop level) and how much work it does. Unlike
+// features of the transform steps, these mean the same thing for every sketch, so states of
+// different structures are compared on one scale.
+#pragma once
+
+#include <vector>
+
+#include "common/dag/compute_dag.h"
+#include "common/ir/stmt.h"
+#include "common/schedule/transform_steps.h"
+
+namespace mrd::tune {
+
+/// Loop levels described per store, innermost first.
+inline constexpr int kFeatureLoopLevels = 8;
+/// Stores described, the most executed first.
+inline constexpr int kFeatureStores = 3;
+/// Features of one store.
+inline constexpr int kFeaturesPerStore = 12 + 4 * kFeatureLoopLevels;
+/// Length of every feature vector.
+inline constexpr int kProgramFeatures = 3 + kFeatureStores * kFeaturesPerStore;
+
+/// The feature vector of a lowered function (before the backend's tail of passes: loops keep
+/// their annotations). Always kProgramFeatures long; absent stores and levels are zeros.
+std::vector<double> program_features(const ir::PrimFunc& f);
+
+/// program_features(lower(dag, steps)), or an empty vector when the state does not lower.
+std::vector<double> state_features(const dag::ComputeDAG& dag,
+                                   const std::vector<schedule::Step>& steps);
+
+}  // namespace mrd::tune
