@@ -118,6 +118,14 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     if (const VarNode* v = e.as<VarNode>()) mix(std::hash<const void*>()(v));
     if (const BinaryNode* b = e.as<BinaryNode>()) mix(static_cast<size_t>(b->op));
     if (const CallNode* c = e.as<CallNode>()) mix(static_cast<size_t>(c->op));
+    for (const Expr& c : children_of(e)) mix(hash_of(c));
+    hashes_[e.get()] = h;
+    return h;
+  }
+
+  /// The operands of the expressions that CSE may share (loads and reductions have none here:
+  /// they are never shared).
+  static std::vector<Expr> children_of(const Expr& e) {
     struct Children : ExprVisitor {
       std::vector<Expr> out;
       void visit_(const BinaryNode* op, const Expr&) override { out = {op->a, op->b}; }
@@ -129,28 +137,38 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       void visit_(const BroadcastNode* op, const Expr&) override { out = {op->value}; }
     } children;
     children.visit(e);
-    for (const Expr& c : children.out) mix(hash_of(c));
-    hashes_[e.get()] = h;
-    return h;
+    return std::move(children.out);
   }
 
-  static bool worth_sharing(const Expr& e) {
+  /// No memory read and no branch anywhere inside (memoized, like hash_of).
+  bool pure(const Expr& e) {
+    auto it = pure_.find(e.get());
+    if (it != pure_.end()) return it->second;
+    bool p = true;
+    switch (e->kind) {
+      case ExprKind::BufferLoad:
+      case ExprKind::Select:
+      case ExprKind::TensorRead:
+      case ExprKind::Reduce:
+        p = false;
+        break;
+      default:
+        if (const CallNode* c = e.as<CallNode>(); c && c->op == CallOp::IfThenElse) p = false;
+        for (const Expr& c : children_of(e)) p = p && pure(c);
+    }
+    pure_[e.get()] = p;
+    return p;
+  }
+
+  bool worth_sharing(const Expr& e) {
     switch (e->kind) {
       case ExprKind::IntImm:
       case ExprKind::FloatImm:
       case ExprKind::Var:
         return false;
       default:
-        break;
+        return pure(e);
     }
-    bool pure = true;
-    post_order_visit(e, [&](const Expr& x) {
-      if (x->kind == ExprKind::BufferLoad || x->kind == ExprKind::Select || x->kind == ExprKind::TensorRead ||
-          x->kind == ExprKind::Reduce)
-        pure = false;
-      if (const CallNode* c = x.as<CallNode>(); c && c->op == CallOp::IfThenElse) pure = false;
-    });
-    return pure;
   }
 
   /// The value of e, shared with an identical expression emitted earlier in scope.
@@ -772,6 +790,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   lower::VarRanges ranges_;
   std::vector<CseScope> cse_;
   std::unordered_map<const ExprNode*, size_t> hashes_;
+  std::unordered_map<const ExprNode*, bool> pure_;
 };
 
 }  // namespace
