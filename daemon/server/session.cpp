@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "common/proto/codec.h"
 #include "common/util/error.h"
@@ -261,17 +262,27 @@ void Session::do_write() {
     return;
   }
   writing_ = true;
+  // The frames queued so far in one gathered write: one system call for a burst of replies,
+  // not one each.
+  std::vector<asio::const_buffer> buffers;
+  size_t bytes = 0;
+  for (const auto& f : out_) {
+    if (buffers.size() == kFramesPerWrite) break;
+    buffers.push_back(asio::buffer(f));
+    bytes += f.size();
+  }
   auto self = shared_from_this();
-  asio::async_write(socket_, asio::buffer(out_.front()),
-                    [this, self](boost::system::error_code ec, size_t) {
+  asio::async_write(socket_, buffers,
+                    [this, self, frames = buffers.size(), bytes](boost::system::error_code ec,
+                                                                 size_t) {
                       if (closed_) return;
                       if (ec) {
                         close();
                         return;
                       }
                       last_activity_ = std::chrono::steady_clock::now();
-                      unsent_ -= out_.front().size();
-                      out_.pop_front();
+                      unsent_ -= bytes;
+                      out_.erase(out_.begin(), out_.begin() + static_cast<long>(frames));
                       if (paused_ && unsent_ <= ctx_.max_unsent / 2) resume();
                       do_write();
                     });
