@@ -95,6 +95,10 @@ int main(int argc, char** argv) {
                  "at half of it");
   app.add_option("--limit-open-files", config.pool.limits.open_files,
                  "open-file limit of each worker");
+  app.add_option("--limit-task-cache-mb", config.pool.limits.task_cache_mb,
+                 "MiB of task bytes each worker keeps decoded (default 128), besides at most 16 "
+                 "tasks; a job of a kept task does not carry the task again")
+      ->check(CLI::Range(uint64_t(0), uint64_t(1) << 20));
   app.add_option("--compiler", config.pool.compiler, "C compiler the workers use");
   app.add_option("--cflags", config.pool.cflags, "compiler flags the workers use");
   app.add_option("--max-body", config.max_body, "largest frame body accepted, bytes")

@@ -155,29 +155,55 @@ void read(BodyReader& ar, WorkerReady& m, const Limits&) {
   ar(m.pid, m.version);
 }
 
+namespace {
+
+void write(BodyWriter& ar, const TaskDigest& d) {
+  ar.saveBinary(d.sha256.data(), d.sha256.size());
+  ar(d.size);
+}
+void read(BodyReader& ar, TaskDigest& d) {
+  ar.load_binary(d.sha256.data(), d.sha256.size());
+  ar(d.size);
+}
+
+void write(BodyWriter& ar, const TaskRef& t) {
+  write(ar, t.digest);
+  ar(t.has_bytes);
+  write_string(ar, t.has_bytes ? std::string_view(t.bytes) : std::string_view());
+}
+void read(BodyReader& ar, TaskRef& t) {
+  read(ar, t.digest);
+  ar(t.has_bytes);
+  read_string(ar, t.bytes);
+  if (t.bytes.size() != (t.has_bytes ? t.digest.size : 0))
+    throw ProtocolError(ErrorCode::MalformedBody, "task bytes do not match their digest's size");
+}
+
+}  // namespace
+
 void write(BodyWriter& ar, const BuildJob& m) {
   ar(m.job_id);
-  write_string(ar, m.task);
+  write(ar, m.task);
   write_string(ar, m.steps);
   write(ar, m.options);
 }
 void read(BodyReader& ar, BuildJob& m, const Limits& limits) {
   ar(m.job_id);
-  read_string(ar, m.task);
+  read(ar, m.task);
   read_string(ar, m.steps);
   read(ar, m.options, limits);
 }
 
 void write(BodyWriter& ar, const RunJob& m) {
   ar(m.job_id);
-  write_string(ar, m.task);
+  write(ar, m.task);
   write_string(ar, m.steps);
   write_string(ar, m.artifact);
   write(ar, m.options);
 }
 void read(BodyReader& ar, RunJob& m, const Limits& limits) {
   ar(m.job_id);
-  read_string(ar, m.task);
+  read(ar, m.task);
   read_string(ar, m.steps);
   read_string(ar, m.artifact);
   read(ar, m.options, limits);
@@ -194,6 +220,15 @@ void read(BodyReader& ar, JobResult& m, const Limits& limits) {
   read(ar, m.result, limits);
   read_string(ar, m.artifact);
   ar(m.retire);
+}
+
+void write(BodyWriter& ar, const TaskMissing& m) {
+  ar(m.job_id);
+  write(ar, m.digest);
+}
+void read(BodyReader& ar, TaskMissing& m, const Limits&) {
+  ar(m.job_id);
+  read(ar, m.digest);
 }
 
 std::string encode_error(ErrorCode code, std::string message, uint64_t request_id) {

@@ -34,6 +34,7 @@ MRD_PROTO_MESSAGE(WorkerReady)
 MRD_PROTO_MESSAGE(BuildJob)
 MRD_PROTO_MESSAGE(RunJob)
 MRD_PROTO_MESSAGE(JobResult)
+MRD_PROTO_MESSAGE(TaskMissing)
 #undef MRD_PROTO_MESSAGE
 
 /// The whole frame (header + body) of a message.

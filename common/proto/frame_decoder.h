@@ -33,6 +33,8 @@ class FrameDecoder {
   void feed(std::string_view bytes);
   /// The oldest complete frame not yet taken.
   std::optional<Frame> next();
+  /// True when next() has a frame to give.
+  bool has_frame() const { return !ready_.empty(); }
   const std::optional<DecodeFailure>& failure() const { return failure_; }
   /// True when bytes of an incomplete frame are buffered (a close now truncates a frame).
   bool mid_frame() const { return !header_.empty() || have_header_; }

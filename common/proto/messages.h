@@ -26,6 +26,7 @@ enum class MessageType : uint16_t {
   BuildJob = 65,
   RunJob = 66,
   JobResult = 67,
+  TaskMissing = 68,
 };
 
 /// Limits a receiver applies to counts inside a body (on top of the frame's length limit).

@@ -36,7 +36,7 @@ bool Dispatcher::submit(uint64_t client, proto::MeasureRequest request, RequestS
   if (requests_.count(key)) return false;
   auto r = std::make_unique<Request>();
   r->serial = next_serial_++;
-  r->task = std::make_shared<const std::string>(std::move(request.task));
+  r->task = make_task_bytes(std::move(request.task));
   r->options = request.options;
   r->inputs.resize(request.states.size());
   for (size_t i = 0; i < request.states.size(); ++i)

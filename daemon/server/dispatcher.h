@@ -88,7 +88,7 @@ class Dispatcher {
   using Key = std::pair<uint64_t, uint64_t>;  // (client, request id)
   struct Request {
     uint64_t serial = 0;
-    std::shared_ptr<const std::string> task;
+    std::shared_ptr<const TaskBytes> task;
     measure::MeasureOptions options;
     std::vector<Input> inputs;
     std::vector<std::optional<measure::MeasureResult>> results;

@@ -24,7 +24,8 @@ using measure::MeasureErrorNo;
 using proto::WorkerState;
 
 struct ProcessWorkerPool::Worker : std::enable_shared_from_this<Worker> {
-  explicit Worker(asio::io_context& io) : to(io), from(io), timer(io) {}
+  Worker(asio::io_context& io, uint64_t task_cache_bytes)
+      : to(io), from(io), link(proto::kDefaultMaxBody, task_cache_bytes), timer(io) {}
 
   bp::async_pipe to;    // worker's stdin
   bp::async_pipe from;  // worker's stdout
@@ -70,7 +71,9 @@ std::vector<std::string> ProcessWorkerPool::worker_args() const {
                                    "--limit-cpu-seconds",
                                    std::to_string(config_.limits.cpu_seconds),
                                    "--limit-open-files",
-                                   std::to_string(config_.limits.open_files)};
+                                   std::to_string(config_.limits.open_files),
+                                   "--task-cache-mb",
+                                   std::to_string(config_.limits.task_cache_mb)};
   if (!config_.compiler.empty()) args.insert(args.end(), {"--compiler", config_.compiler});
   if (!config_.cflags.empty()) args.insert(args.end(), {"--cflags", config_.cflags});
   if (config_.test_faults) args.push_back("--test-faults");
@@ -88,7 +91,7 @@ void ProcessWorkerPool::start(std::function<void()> on_all_ready) {
 
 void ProcessWorkerPool::spawn() {
   if (stopped_) return;
-  auto w = std::make_shared<Worker>(io_);
+  auto w = std::make_shared<Worker>(io_, config_.limits.task_cache_mb << 20);
   try {
     w->temp_dir = make_worker_temp_dir(config_.cache_dir, next_worker_serial_++);
     std::vector<std::string> args = worker_args();
@@ -133,6 +136,13 @@ void ProcessWorkerPool::read_from(const std::shared_ptr<Worker>& worker) {
               break;
             case WorkerEvent::Kind::Result:
               on_result(*w, std::move(e.outcome), e.retire);
+              break;
+            case WorkerEvent::Kind::Resend:
+              spdlog::debug("worker {} has not got the task of job {}; sending it", w->pid,
+                            w->link.job_id());
+              ++traffic_.resends;
+              traffic_.bytes += w->link.job_task_size();
+              write_to(w, std::move(e.frame));
               break;
             case WorkerEvent::Kind::Broken:
               spdlog::error("worker {}: {}", w->pid, e.why);
@@ -181,7 +191,9 @@ void ProcessWorkerPool::submit(Job job, JobDone done) {
     }
   MRD_CHECK(w, "submit with no idle worker");
   w->done = std::move(done);
+  uint64_t sent_before = w->link.task_bytes_sent();
   std::string frame = w->link.start_job(next_job_id_++, job);
+  traffic_.bytes += w->link.task_bytes_sent() - sent_before;
   double timeout = job.phase == Phase::Build ? job.options.build_timeout : job.options.run_timeout;
   std::weak_ptr<Worker> weak = w;
   uint64_t id = w->link.job_id();
@@ -195,6 +207,11 @@ void ProcessWorkerPool::submit(Job job, JobDone done) {
     spdlog::warn("worker {}: job {} passed its {} s timeout; killing it", w->pid, id, timeout);
     on_exit(*w, "", true);
   });
+  write_to(w, std::move(frame));
+}
+
+void ProcessWorkerPool::write_to(const std::shared_ptr<Worker>& w, std::string frame) {
+  std::weak_ptr<Worker> weak = w;
   auto data = std::make_shared<std::string>(std::move(frame));
   asio::async_write(w->to, asio::buffer(*data),
                     [this, weak, data](boost::system::error_code ec, size_t) {

@@ -25,6 +25,14 @@ struct WorkerLimits {
   uint64_t address_space_mb = 16384;  ///< 0: unlimited
   uint64_t cpu_seconds = 3600;        ///< per worker process; 0: unlimited
   uint64_t open_files = 256;
+  /// Total size of the tasks each worker keeps decoded (besides kWorkerTaskCacheEntries).
+  uint64_t task_cache_mb = proto::kDefaultWorkerTaskCacheMb;
+};
+
+/// Task bytes written to workers (each task once per worker, unless a worker lost it).
+struct TaskTraffic {
+  uint64_t bytes = 0;
+  uint64_t resends = 0;  ///< jobs sent again with their task after a TaskMissing
 };
 
 struct ProcessPoolConfig {
@@ -56,6 +64,7 @@ class ProcessWorkerPool : public WorkerPool {
   /// The argument list a worker is started with (after the program path), but for its own
   /// `--temp-dir`.
   std::vector<std::string> worker_args() const;
+  TaskTraffic task_traffic() const { return traffic_; }
 
  private:
   struct Worker;
@@ -73,6 +82,8 @@ class ProcessWorkerPool : public WorkerPool {
   /// Kills and reaps at once, blocking (at stop).
   void remove_now(Worker& w);
   void notify_idle();
+  /// Writes a frame to the worker's stdin; a failed write is the worker's death.
+  void write_to(const std::shared_ptr<Worker>& w, std::string frame);
 
   boost::asio::io_context& io_;
   ProcessPoolConfig config_;
@@ -87,6 +98,7 @@ class ProcessWorkerPool : public WorkerPool {
   bool stopped_ = false;
   boost::asio::steady_timer respawn_timer_;
   size_t pending_respawns_ = 0;
+  TaskTraffic traffic_;
 };
 
 }  // namespace mrd::daemon

@@ -1,8 +1,10 @@
 #include "daemon/server/session.h"
 
+#include <poll.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "common/proto/codec.h"
 #include "common/util/error.h"
@@ -76,26 +78,40 @@ void Session::do_read() {
           return;
         }
         decoder_.feed(std::string_view(buffer_.data(), n));
-        while (!closing_) {
-          auto frame = decoder_.next();
-          if (!frame) break;
-          last_activity_ = std::chrono::steady_clock::now();
-          try {
-            handle_frame(*frame);
-          } catch (const proto::ProtocolError& e) {
-            fail(e.code(), e.what());
-          } catch (const std::exception& e) {
-            spdlog::error("client {}: {}", client_id_, log_quoted(e.what(), 1024));
-            fail(ErrorCode::Internal, e.what());
-          }
-        }
-        if (!closing_ && decoder_.failure()) {
-          spdlog::warn("client {}: {}", client_id_, decoder_.failure()->message);
-          fail(decoder_.failure()->code, decoder_.failure()->message);
-        }
-        if (unsent_ > ctx_.max_unsent) pause();
-        do_read();  // not while paused
+        handle_frames();
       });
+}
+
+void Session::handle_frames() {
+  size_t handled = 0;
+  while (!closing_ && !closed_ && !paused_) {
+    if (handled == kFramesPerTurn && decoder_.has_frame()) {
+      // The rest after what else waits on the event loop: one peer's burst of small frames
+      // does not hold up every other peer and worker.
+      asio::post(socket_.get_executor(), [this, self = shared_from_this()] {
+        if (!closed_) handle_frames();
+      });
+      return;
+    }
+    auto frame = decoder_.next();
+    if (!frame) break;
+    ++handled;
+    last_activity_ = std::chrono::steady_clock::now();
+    try {
+      handle_frame(*frame);
+    } catch (const proto::ProtocolError& e) {
+      fail(e.code(), e.what());
+    } catch (const std::exception& e) {
+      spdlog::error("client {}: {}", client_id_, log_quoted(e.what(), 1024));
+      fail(ErrorCode::Internal, e.what());
+    }
+  }
+  if (!closing_ && !closed_ && !paused_ && decoder_.failure()) {
+    spdlog::warn("client {}: {}", client_id_, decoder_.failure()->message);
+    fail(decoder_.failure()->code, decoder_.failure()->message);
+  }
+  if (unsent_ > ctx_.max_unsent) pause();
+  do_read();  // not while paused or closing
 }
 
 void Session::pause() {
@@ -110,7 +126,7 @@ void Session::resume() {
   paused_ = false;
   spdlog::debug("client {}: reading again", client_id_);
   if (ctx_.dispatcher) ctx_.dispatcher->resume_client(client_id_);
-  do_read();
+  handle_frames();  // those read before the pause first; then it reads again
 }
 
 void Session::handle_frame(const proto::Frame& frame) {
@@ -175,6 +191,12 @@ void Session::handle_measure(const proto::Frame& frame) {
       return;
     }
   }
+  if (peer_hung_up()) {
+    // The end of file that follows drops every request of this peer: its work would be
+    // thrown away, while it kept workers from everyone else.
+    spdlog::debug("client {}: request {} not started: the peer has hung up", client_id_, id);
+    return;
+  }
   if (*in_flight_ >= ctx_.max_requests) {
     send(proto::encode_error(
         ErrorCode::InvalidRequest,
@@ -219,6 +241,11 @@ void Session::handle_measure(const proto::Frame& frame) {
   spdlog::debug("client {}: request {} with {} inputs", client_id_, id, n);
 }
 
+bool Session::peer_hung_up() {
+  pollfd p{socket_.native_handle(), POLLRDHUP, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
 void Session::send(std::string frame) {
   if (closed_) return;
   unsent_ += frame.size();
@@ -235,17 +262,27 @@ void Session::do_write() {
     return;
   }
   writing_ = true;
+  // The frames queued so far in one gathered write: one system call for a burst of replies,
+  // not one each.
+  std::vector<asio::const_buffer> buffers;
+  size_t bytes = 0;
+  for (const auto& f : out_) {
+    if (buffers.size() == kFramesPerWrite) break;
+    buffers.push_back(asio::buffer(f));
+    bytes += f.size();
+  }
   auto self = shared_from_this();
-  asio::async_write(socket_, asio::buffer(out_.front()),
-                    [this, self](boost::system::error_code ec, size_t) {
+  asio::async_write(socket_, buffers,
+                    [this, self, frames = buffers.size(), bytes](boost::system::error_code ec,
+                                                                 size_t) {
                       if (closed_) return;
                       if (ec) {
                         close();
                         return;
                       }
                       last_activity_ = std::chrono::steady_clock::now();
-                      unsent_ -= out_.front().size();
-                      out_.pop_front();
+                      unsent_ -= bytes;
+                      out_.erase(out_.begin(), out_.begin() + static_cast<long>(frames));
                       if (paused_ && unsent_ <= ctx_.max_unsent / 2) resume();
                       do_write();
                     });

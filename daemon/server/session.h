@@ -66,8 +66,17 @@ class Session : public std::enable_shared_from_this<Session> {
 
  private:
   void do_read();
+  /// Handles the whole frames read so far, at most kFramesPerTurn before letting the rest of
+  /// the event loop run; then reads on (unless paused or closing).
+  void handle_frames();
+  static constexpr size_t kFramesPerTurn = 64;
+  /// Queued frames written with one gathered write, at most.
+  static constexpr size_t kFramesPerWrite = 64;
   void handle_frame(const proto::Frame& frame);
   void handle_measure(const proto::Frame& frame);
+  /// The peer has shut down its sending side or closed: no more frames will come and the end
+  /// of file is next.
+  bool peer_hung_up();
   void send(std::string frame);
   void do_write();
   /// The peer reads too slowly: stop reading it and starting its jobs.

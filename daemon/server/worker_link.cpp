@@ -10,23 +10,42 @@ using proto::WorkerState;
 
 std::string WorkerLink::start_job(uint64_t job_id, const Job& job) {
   MRD_CHECK(state_ == WorkerState::Idle && !broken_, "job started on a worker that is not idle");
+  MRD_CHECK(job.task, "job without a task");
   job_id_ = job_id;
   phase_ = job.phase;
   state_ = job.phase == Phase::Build ? WorkerState::Building : WorkerState::Running;
-  if (job.phase == Phase::Build) {
+  job_ = job;
+  // In the record: the worker keeps it too (it applies the same limits to the same tasks in
+  // the same order).
+  bool known = known_tasks_.find(job.task->digest) != nullptr;
+  return job_frame(!known);
+}
+
+std::string WorkerLink::job_frame(bool with_task) {
+  const TaskBytes& task = *job_.task;
+  job_had_task_ = with_task;
+  proto::TaskRef ref;
+  ref.digest = task.digest;
+  if (with_task) {
+    ref.has_bytes = true;
+    ref.bytes = task.bytes;
+    known_tasks_.insert(task.digest, Known{}, task.digest.size);
+    task_bytes_sent_ += task.bytes.size();
+  }
+  if (job_.phase == Phase::Build) {
     proto::BuildJob b;
-    b.job_id = job_id;
-    b.task = *job.task;
-    b.steps = job.steps;
-    b.options = job.options;
+    b.job_id = job_id_;
+    b.task = std::move(ref);
+    b.steps = job_.steps;
+    b.options = job_.options;
     return proto::encode(b);
   }
   proto::RunJob r;
-  r.job_id = job_id;
-  r.task = *job.task;
-  r.steps = job.steps;
-  r.artifact = job.artifact;
-  r.options = job.options;
+  r.job_id = job_id_;
+  r.task = std::move(ref);
+  r.steps = job_.steps;
+  r.artifact = job_.artifact;
+  r.options = job_.options;
   return proto::encode(r);
 }
 
@@ -61,6 +80,24 @@ std::vector<WorkerEvent> WorkerLink::feed(std::string_view bytes) {
         e.kind = WorkerEvent::Kind::Result;
         e.outcome = JobOutcome{std::move(r.result), std::move(r.artifact)};
         e.retire = r.retire;
+        job_ = Job{};
+        out.push_back(std::move(e));
+      } else if (type == MessageType::TaskMissing &&
+                 (state_ == WorkerState::Building || state_ == WorkerState::Running)) {
+        auto m = proto::decode<proto::TaskMissing>(f->body);
+        if (m.job_id != job_id_ || m.digest != job_.task->digest)
+          throw proto::ProtocolError(proto::ErrorCode::UnexpectedMessage,
+                                     str_cat("task missing for job ", m.job_id, " while job ",
+                                             job_id_, " is out with another task"));
+        if (job_had_task_)
+          throw proto::ProtocolError(proto::ErrorCode::UnexpectedMessage,
+                                     str_cat("task missing for job ", m.job_id,
+                                             " although its frame carried the task"));
+        known_tasks_.erase(m.digest);
+        ++task_resends_;
+        WorkerEvent e;
+        e.kind = WorkerEvent::Kind::Resend;
+        e.frame = job_frame(true);
         out.push_back(std::move(e));
       } else {
         throw proto::ProtocolError(

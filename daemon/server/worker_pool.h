@@ -11,14 +11,28 @@
 
 #include "common/measure/measure_types.h"
 #include "common/proto/messages.h"
+#include "common/proto/task_digest.h"
 
 namespace mrd::daemon {
 
 enum class Phase { Build, Run };
 
+/// A request's serialized task and its digest, computed once and shared by the request's jobs.
+struct TaskBytes {
+  std::string bytes;
+  proto::TaskDigest digest;
+};
+
+inline std::shared_ptr<const TaskBytes> make_task_bytes(std::string bytes) {
+  auto t = std::make_shared<TaskBytes>();
+  t->digest = proto::task_digest(bytes);
+  t->bytes = std::move(bytes);
+  return t;
+}
+
 struct Job {
   Phase phase = Phase::Build;
-  std::shared_ptr<const std::string> task;  ///< serialized task, shared by a request's jobs
+  std::shared_ptr<const TaskBytes> task;
   std::string steps;                        ///< JSON text of the transform steps
   std::string artifact;                     ///< for a run: what its build returned
   measure::MeasureOptions options;

@@ -23,6 +23,7 @@
 #include "common/proto/frame_decoder.h"
 #include "daemon/worker/faults.h"
 #include "daemon/worker/sanitizer_build.h"
+#include "daemon/worker/task_cache.h"
 
 namespace mrd::worker {
 namespace {
@@ -67,21 +68,13 @@ MeasureResult failure(MeasureErrorNo e, std::string msg) {
   return r;
 }
 
-/// The last task decoded: a request's jobs share their task bytes.
-struct TaskCache {
-  std::string bytes;
-  std::unique_ptr<measure::Task> task;
-
-  const measure::Task& get(const std::string& b) {
-    if (!task || b != bytes) {
-      task.reset();
-      auto t = std::make_unique<measure::Task>(measure::task_from_binary(b));
-      bytes = b;
-      task = std::move(t);
-    }
-    return *task;
-  }
-};
+/// Answers a job whose task is neither in its frame nor kept.
+bool send_task_missing(int out_fd, uint64_t job_id, const proto::TaskDigest& digest) {
+  proto::TaskMissing m;
+  m.job_id = job_id;
+  m.digest = digest;
+  return write_all(out_fd, proto::encode(m));
+}
 
 FaultContext fault_context(const ServeOptions& options, int out_fd, uint64_t job_id) {
   FaultContext c;
@@ -124,7 +117,7 @@ int serve(int in_fd, int out_fd, const ServeOptions& options) {
   ready.pid = getpid();
   if (!write_all(out_fd, proto::encode(ready))) return 1;
 
-  TaskCache tasks;
+  TaskCache tasks(options.task_cache_mb << 20);
   uint64_t cpu_limit = options.limit_cpu_seconds;
   proto::FrameDecoder decoder(1u << 30);  // the daemon is trusted; its own limit applies
   char buf[64 * 1024];
@@ -145,8 +138,13 @@ int serve(int in_fd, int out_fd, const ServeOptions& options) {
         if (type == proto::MessageType::BuildJob) {
           auto job = proto::decode<proto::BuildJob>(f->body);
           out.job_id = g_current_job = job.job_id;
+          if (!tasks.check(job.task)) {
+            if (!send_task_missing(out_fd, job.job_id, job.task.digest)) return 1;
+            continue;
+          }
           try {
-            const auto& task = tasks.get(job.task);
+            auto kept = tasks.get(job.task);
+            const auto& task = *kept;
             if (is_fault_task(task)) {
               out.result = fault_build(task, fault_context(options, out_fd, job.job_id));
             } else {
@@ -160,8 +158,13 @@ int serve(int in_fd, int out_fd, const ServeOptions& options) {
         } else if (type == proto::MessageType::RunJob) {
           auto job = proto::decode<proto::RunJob>(f->body);
           out.job_id = g_current_job = job.job_id;
+          if (!tasks.check(job.task)) {
+            if (!send_task_missing(out_fd, job.job_id, job.task.digest)) return 1;
+            continue;
+          }
           try {
-            const auto& task = tasks.get(job.task);
+            auto kept = tasks.get(job.task);
+            const auto& task = *kept;
             out.result = is_fault_task(task)
                              ? fault_run(task, fault_context(options, out_fd, job.job_id))
                              : measure::run_candidate(task, job.steps, job.artifact, job.options);
@@ -202,6 +205,10 @@ int serve_main(int argc, char** argv) {
   app.add_option("--limit-as-mb", o.limit_as_mb, "address-space limit in MiB (0: unchanged)");
   app.add_option("--limit-cpu-seconds", o.limit_cpu_seconds, "CPU-time limit (0: unchanged)");
   app.add_option("--limit-open-files", o.limit_open_files, "open-file limit (0: unchanged)");
+  app.add_option("--task-cache-mb", o.task_cache_mb,
+                 "MiB of task bytes kept decoded, besides at most 16 tasks (least recently used "
+                 "dropped first; the one in use is always kept)")
+      ->capture_default_str();
   app.add_option("--temp-dir", o.temp_dir,
                  "private temporary directory (the compiler's TMPDIR), emptied at start");
   app.add_flag(kFaultSwitch, o.test_faults,

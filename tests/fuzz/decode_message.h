@@ -42,6 +42,7 @@ inline void decode_message(uint16_t type, std::string_view body) {
     case MessageType::BuildJob: return check_message<proto::BuildJob>(body);
     case MessageType::RunJob: return check_message<proto::RunJob>(body);
     case MessageType::JobResult: return check_message<proto::JobResult>(body);
+    case MessageType::TaskMissing: return check_message<proto::TaskMissing>(body);
   }
 }
 

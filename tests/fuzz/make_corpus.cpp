@@ -186,8 +186,11 @@ void proto_seeds() {
   Cancel cancel{7};
   ErrorMsg error{4, 7, "message body is truncated"};
   WorkerReady ready{100, 1};
-  BuildJob build{1, task, "[]", opts};
-  RunJob run{2, task, "[]", "/tmp/cache/x.so", opts};
+  TaskRef with_bytes{task_digest(task), true, task};
+  TaskRef by_digest{task_digest(task), false, ""};
+  BuildJob build{1, with_bytes, "[]", opts};
+  RunJob run{2, by_digest, "[]", "/tmp/cache/x.so", opts};
+  TaskMissing missing{2, task_digest(task)};
   JobResult job{2, ok, "/tmp/cache/x.so", true};
 
   put("proto_message", "seed-hello", typed(MessageType::Hello, encode_body(hello)));
@@ -203,6 +206,7 @@ void proto_seeds() {
   put("proto_message", "seed-build-job", typed(MessageType::BuildJob, encode_body(build)));
   put("proto_message", "seed-run-job", typed(MessageType::RunJob, encode_body(run)));
   put("proto_message", "seed-job-result", typed(MessageType::JobResult, encode_body(job)));
+  put("proto_message", "seed-task-missing", typed(MessageType::TaskMissing, encode_body(missing)));
   std::string body = encode_body(req);
   put("proto_message", "bad-truncated-request", typed(MessageType::MeasureRequest, body.substr(0, 20)));
   put("proto_message", "bad-bool", typed(MessageType::JobResult, flip(encode_body(job), -1, '\x02')));

@@ -1,6 +1,7 @@
 #include "daemon/server/session.h"
 
 #include <catch2/catch.hpp>
+#include <optional>
 
 #include "common/proto/codec.h"
 #include "daemon/server/dispatcher.h"
@@ -237,4 +238,52 @@ TEST_CASE("session: requests in flight per connection are capped") {
   h.send(encode(request(1000, 1)));
   h.send(encode(StatusRequest{}));
   CHECK(h.expect<StatusReply>().queued > 0);  // accepted: no error frame came first
+}
+
+TEST_CASE("session: a request from a peer that has hung up starts no job") {
+  // Its end of file drops the request anyway: work started for it would only keep workers
+  // from other clients.
+  Harness h;
+  h.hello();
+  h.send(encode(request(1, 2)));
+  h.client.shutdown(local::socket::shutdown_send);
+  h.expect_closed();
+  CHECK(h.pool.submitted == 0);
+  CHECK(h.dispatcher.stats().requests == 0);
+}
+
+TEST_CASE("session: one peer's burst of small frames does not hold up another peer") {
+  asio::io_context io;
+  FakeWorkerPool pool{2};
+  Dispatcher dispatcher{pool, mrd::measure::TimingPolicy::Shared};
+  size_t burst_served = 0;
+  std::optional<size_t> burst_served_when_other_was = std::nullopt;
+  auto session = [&](local::socket& peer, std::function<void()> on_status, uint64_t id) {
+    local::socket server(io);
+    asio::local::connect_pair(peer, server);
+    SessionContext ctx;
+    ctx.dispatcher = &dispatcher;
+    ctx.welcome = [] { return Welcome{}; };
+    ctx.status = [on_status] {
+      on_status();
+      return StatusReply{};
+    };
+    auto s = std::make_shared<Session>(std::move(server), std::move(ctx), id);
+    s->start();
+    return s;
+  };
+  local::socket burst(io), other(io);
+  auto a = session(burst, [&] { ++burst_served; }, 1);
+  auto b = session(other, [&] { burst_served_when_other_was = burst_served; }, 2);
+  const size_t n = 3000;  // 36 kB: one read
+  std::string frames = encode(Hello{});
+  for (size_t i = 0; i < n; ++i) frames += encode(StatusRequest{});
+  asio::write(burst, asio::buffer(frames));
+  while (burst_served == 0) REQUIRE(io.run_one_for(std::chrono::seconds(20)) > 0);
+  // The burst is being served; now the other peer asks once.
+  asio::write(other, asio::buffer(encode(Hello{}) + encode(StatusRequest{})));
+  while (!burst_served_when_other_was) REQUIRE(io.run_one_for(std::chrono::seconds(20)) > 0);
+  CHECK(*burst_served_when_other_was < n);
+  a->close_with_error(ErrorCode::Internal, "end of test");
+  b->close_with_error(ErrorCode::Internal, "end of test");
 }

@@ -172,25 +172,54 @@ TEST_CASE("option checks name the bad field") {
   CHECK_FALSE(check_options(o).empty());
 }
 
+TEST_CASE("task digests tell tasks apart by content and size") {
+  CHECK(task_digest("abc") == task_digest("abc"));
+  CHECK(task_digest("abc") != task_digest("abd"));
+  CHECK(task_digest("").size == 0);
+  // SHA-256("abc"), FIPS 180-2 appendix B.1.
+  CHECK(task_digest("abc").short_hex() == "ba7816bf8f01cfea");
+}
+
+TEST_CASE("a job's task bytes must be as long as its digest says") {
+  BuildJob b;
+  std::string task = "task";
+  b.task = TaskRef{task_digest(task), true, task};
+  b.task.digest.size = 5;
+  CHECK_THROWS_AS(decode<BuildJob>(encode(b).substr(kHeaderSize)), ProtocolError);
+}
+
 TEST_CASE("worker job messages round trip") {
   BuildJob b;
   b.job_id = 12;
-  b.task = std::string("\x00\x01task", 6);
+  std::string task("\x00\x01task", 6);
+  b.task = TaskRef{task_digest(task), true, task};
   b.steps = R"([["SP", 2, 0, 64, [8], 1]])";
   b.options.build_timeout = 2.5;
   auto b2 = decode<BuildJob>(encode(b).substr(kHeaderSize));
   CHECK(b2.job_id == 12);
-  CHECK(b2.task == b.task);
+  CHECK(b2.task.has_bytes);
+  CHECK(b2.task.bytes == task);
+  CHECK(b2.task.digest == task_digest(task));
   CHECK(b2.steps == b.steps);
   CHECK(b2.options.build_timeout == 2.5);
 
   RunJob r;
   r.job_id = 13;
+  r.task.digest = task_digest(task);  // by digest only
   r.artifact = "/cache/ab/cd.so";
   r.options.enable_cpu_cache_flush = true;
-  auto r2 = decode<RunJob>(encode(r).substr(kHeaderSize));
+  std::string run_frame = encode(r);
+  CHECK(run_frame.size() < encode(b).size());
+  auto r2 = decode<RunJob>(run_frame.substr(kHeaderSize));
   CHECK(r2.artifact == r.artifact);
   CHECK(r2.options.enable_cpu_cache_flush);
+  CHECK_FALSE(r2.task.has_bytes);
+  CHECK(r2.task.digest == task_digest(task));
+
+  TaskMissing m{13, task_digest(task)};
+  auto m2 = decode<TaskMissing>(encode(m).substr(kHeaderSize));
+  CHECK(m2.job_id == 13);
+  CHECK(m2.digest == m.digest);
 
   WorkerReady w;
   w.pid = 4242;
