@@ -1,18 +1,13 @@
 #include "common/proto/task_digest.h"
 
-#include <openssl/evp.h>
-
-#include "common/util/error.h"
+#include "common/util/sha256.h"
 
 namespace mrd::proto {
 
 TaskDigest task_digest(std::string_view bytes) {
   TaskDigest d;
   d.size = bytes.size();
-  unsigned int n = 0;
-  MRD_CHECK(EVP_Digest(bytes.data(), bytes.size(), d.sha256.data(), &n, EVP_sha256(), nullptr) == 1 &&
-                n == d.sha256.size(),
-            "SHA-256 failed");
+  d.sha256 = sha256(bytes);
   return d;
 }
 
