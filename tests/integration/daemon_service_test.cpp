@@ -84,6 +84,19 @@ TEST_CASE("a worker that stops starting once measurerd serves leaves it degraded
   REQUIRE(results.size() == 1);
   CHECK(results[0].error_no == measure::MeasureErrorNo::NoError);
   CHECK(d.log().find("runs degraded with 1 of 2 workers") != std::string::npos);
+  // measurer status says so, in text and JSON.
+  for (std::string json : {"", "--json"}) {
+    std::vector<std::string> args = {"status", "--socket", d.socket()};
+    if (!json.empty()) args.push_back(json);
+    auto out = bin.path / "status.out";
+    bp::child m(build_path("client/measurer"), bp::args(args), bp::std_out > out.string());
+    m.wait();
+    CHECK(m.exit_code() == 0);
+    std::string text = file_text(out);
+    CHECK(text.find(json.empty() ? "DEGRADED       1 of 2 workers could not be started"
+                                 : "\"degraded\":\"1 of 2 workers could not be started") !=
+          std::string::npos);
+  }
   CHECK(d.terminate() == 0);
 }
 
