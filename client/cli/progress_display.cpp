@@ -68,14 +68,13 @@ std::string progress_bar_line(const tune::TuneProgress& p, double elapsed, int w
 }
 
 std::string progress_plain_line(const tune::TuneProgress& p, double elapsed) {
-  return "measurer tune: batch " + std::to_string(p.batch) + ": " + trials_text(p) +
-         " trials, " + gflops_text(p.best_gflops) + ", " + errors_text(p.errors) + ", elapsed " +
+  return "measurer tune: batch " + std::to_string(p.batch) + ": " + trials_text(p) + " trials, " +
+         gflops_text(p.best_gflops) + ", " + errors_text(p.errors) + ", elapsed " +
          format_duration(elapsed) + ", ETA " + format_duration(estimate_eta(p, elapsed));
 }
 
 double ProgressDisplay::steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 ProgressDisplay::Mode ProgressDisplay::stderr_mode() {

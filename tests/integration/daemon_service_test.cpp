@@ -30,8 +30,9 @@ Ended run_to_end(const TempDir& dir, std::vector<std::string> args) {
 }
 
 std::vector<std::string> base_args(const TempDir& dir) {
-  return {"--socket", (dir.path / "s.sock").string(), "--cache-dir", (dir.path / "cache").string(),
-          "--workers", "1"};
+  return {"--socket",    (dir.path / "s.sock").string(),
+          "--cache-dir", (dir.path / "cache").string(),
+          "--workers",   "1"};
 }
 
 void write_file(const fs::path& path, const std::string& text) {
@@ -162,8 +163,7 @@ TEST_CASE("on the journal's stream every line starts with its syslog priority") 
   env["JOURNAL_STREAM"] = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
   auto args = base_args(dir);
   args.push_back("--test-faults");  // logs a warning
-  bp::child c(build_path("daemon/measurerd"), bp::args(args), env,
-              bp::std_err > log.string());
+  bp::child c(build_path("daemon/measurerd"), bp::args(args), env, bp::std_err > log.string());
   REQUIRE(notify.wait_for("READY=1"));
   notify.close();
   ::kill(c.id(), SIGTERM);

@@ -1,7 +1,7 @@
 #include "client/cli/progress_display.h"
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <sstream>
 
 using namespace mrd;
@@ -104,7 +104,9 @@ TEST_CASE("on a terminal, the display redraws one line in place and ends it at f
   ProgressDisplay d(out, ProgressDisplay::Mode::Terminal, 100, clock.fn(),
                     std::chrono::milliseconds(0));
   d.on_phase(progress(TunePhase::SketchGeneration, 0, 4, 0, 0));
-  CHECK(out.str() == "\r" + cli::progress_bar_line(progress(TunePhase::SketchGeneration, 0, 4, 0, 0), 0, 100) + "\033[K");
+  CHECK(out.str() ==
+        "\r" + cli::progress_bar_line(progress(TunePhase::SketchGeneration, 0, 4, 0, 0), 0, 100) +
+            "\033[K");
   clock.now += 2;
   d.on_result(progress(TunePhase::Measuring, 1, 4, 0, 1));
   d.on_batch_done(progress(TunePhase::Measuring, 4, 4, 0, 1));
