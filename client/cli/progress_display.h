@@ -23,9 +23,8 @@ std::string format_duration(double seconds);
 /// Seconds left at the pace so far: elapsed / done × (total − done); negative when unknown
 /// (nothing measured yet).
 double estimate_eta(const tune::TuneProgress& p, double elapsed);
-/// The terminal line, at most `width` columns:
-/// "measuring          [########            ]  64/200  best 12.34 GFLOP/s  2 errors  0:42 ETA
-/// 1:30".
+/// The terminal line, shorter than `width` columns: phase, a bar in the columns left (none
+/// when fewer than 5), then "64/200  best 12.34 GFLOP/s  2 errors  0:42 ETA 1:30".
 std::string progress_bar_line(const tune::TuneProgress& p, double elapsed, int width);
 /// The line for a log, one per batch:
 /// "measurer tune: batch 1: 64/200 trials, best 12.34 GFLOP/s, 2 errors, elapsed 0:42, ETA 1:30".
