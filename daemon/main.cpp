@@ -25,6 +25,8 @@ using namespace mrd;
 
 namespace {
 
+constexpr const char* kDefaultConfigFile = "/etc/measurerd/measurerd.conf";
+
 std::string default_worker_path() {
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
       "measurerd: measures tensor-program candidates for auto-tuners in a pool of spawned "
       "worker processes.\n"
       "Exit codes: 0 stopped cleanly (SIGTERM/SIGINT), 1 could not start (socket, workers, "
-      "directories), 2 bad command line."};
+      "directories), 2 bad command line or configuration file."};
   daemon::ServerConfig config;
   std::string policy = "exclusive", log_file, log_level = "info";
   config.pool.size = daemon::core_count();
@@ -157,6 +159,13 @@ int main(int argc, char** argv) {
                  "largest repeat x number a request may ask for")
       ->check(CLI::Range(uint64_t(1), uint64_t(1000000000)))
       ->capture_default_str();
+  app.add_option("--worker-start-attempts", config.pool.start_attempts,
+                 "starts in a row a worker may fail (spawn error, or exit before it is ready; "
+                 "1 s apart) before measurerd gives up on it: before serving, measurerd then "
+                 "exits 1 with the reason; once serving, it runs short and `measurer status` "
+                 "reports it degraded")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   app.add_option("--no-worker-timeout", config.no_worker_timeout,
                  "seconds queued inputs wait while no worker is running (all fail to start) "
                  "before they fail with UNKNOWN_ERROR")
@@ -170,6 +179,16 @@ int main(int argc, char** argv) {
   app.add_flag("--foreground", foreground,
                "run in the foreground (always the case; accepted for "
                "scripts)");
+  // Every long option above may also be set in the configuration file, as `name = value`
+  // lines without the dashes; the command line wins over the file.
+  app.set_config("--config", kDefaultConfigFile,
+                 "configuration file of `key = value` lines, keys being the long options "
+                 "without their dashes (e.g. `workers = 4`, `allow-gid = [\"a\", \"b\"]`); "
+                 "options on the command line win over it. The default file may be missing; "
+                 "a file named here must exist; --config '' reads none")
+      ->type_name("FILE")
+      ->capture_default_str();
+  app.allow_config_extras(CLI::config_extras_mode::error);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -198,6 +217,10 @@ int main(int argc, char** argv) {
     spdlog::info("measurerd started: pid {}, {} workers, cache {}", getpid(), config.pool.size,
                  config.pool.cache_dir);
     io.run();
+    if (!server.failure().empty()) {
+      spdlog::error("measurerd could not start: {}", server.failure());
+      return 1;
+    }
     spdlog::info("measurerd stopped");
     return 0;
   } catch (const UserError& e) {

@@ -42,7 +42,10 @@ std::vector<measure::MeasureResult> DaemonMeasurer::measure(
         return;
       }
       ++measured_;
-      if (!gap && i == results.size()) results.push_back(r);
+      if (!gap && i == results.size()) {
+        results.push_back(r);
+        report_result(i, r);
+      }
       if (log_path_.empty() || !log_error_.empty()) return;
       try {
         record::append_record(log_path_, record::make_record(task_, states[i], r));

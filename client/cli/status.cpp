@@ -33,10 +33,13 @@ int run_status(const Common& common) {
                       {"state", std::string(proto::worker_state_name(x.state))},
                       {"jobs", x.jobs}});
     j["worker_list"] = list;
+    j["degraded"] = s.degraded;
     std::cout << j.dump() << "\n";
     return kOk;
   }
-  std::cout << w.server_version << " on " << w.cpu_model << " (" << w.cores << " cores)\n"
+  std::cout << w.server_version << " on " << w.cpu_model << " (" << w.cores << " cores)\n";
+  if (!s.degraded.empty()) std::cout << "DEGRADED       " << s.degraded << "\n";
+  std::cout
             << "timing policy  " << measure::timing_policy_name(s.policy) << "\n"
             << "workers        " << s.workers_alive << "/" << s.workers << "\n"
             << "queue          " << s.queued << " waiting, " << s.in_flight << " on workers\n"

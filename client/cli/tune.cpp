@@ -13,6 +13,7 @@
 #include "client/cli/commands.h"
 #include "client/cli/daemon_measurer.h"
 #include "client/cli/interrupt.h"
+#include "client/cli/progress_display.h"
 #include "client/cli/tvm_json.h"
 #include "client/cli/workload_spec.h"
 #include "client/lib/client.h"
@@ -94,38 +95,6 @@ std::vector<tune::TuneRecord> read_history(const std::string& path, const std::s
   return out;
 }
 
-/// The progress line: trials done of the total and the best GFLOP/s so far.
-class TuneProgressLine {
- public:
-  TuneProgressLine(int total, bool enabled) : total_(total), enabled_(enabled) {
-    tty_ = ::isatty(STDERR_FILENO);
-  }
-  void update(const tune::TuneProgress& p) {
-    if (!enabled_ || total_ <= 0) return;
-    constexpr int kWidth = 30;
-    int filled = std::min(kWidth, kWidth * p.trials_done / total_);
-    char best[64];
-    std::snprintf(best, sizeof best, "best %.2f GFLOP/s", p.best_gflops);
-    if (tty_)
-      std::cerr << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, ' ') << "] "
-                << p.trials_done << "/" << total_ << " trials  " << best << std::flush;
-    else
-      std::cerr << "measurer tune: " << p.trials_done << "/" << total_ << " trials, " << best
-                << "\n";
-    drawn_ = tty_;
-  }
-  void finish() {
-    if (drawn_) std::cerr << "\n";
-    drawn_ = false;
-  }
-
- private:
-  int total_;
-  bool enabled_;
-  bool tty_ = false;
-  bool drawn_ = false;
-};
-
 int write_dry_run(const TuneArgs& args, const Loaded& l, const dag::ComputeDAG& dag,
                   int num_cores) {
   tune::Tuner tuner(dag, {args.trials, args.trials, args.seed, num_cores});
@@ -183,11 +152,10 @@ int run_tune(const Common& common, const TuneArgs& args) {
   }
   l.task.hardware.num_cores = num_cores;
 
-  tune::Tuner tuner(*dag, {args.trials, args.batch, args.seed, num_cores});
   size_t resumed = 0;
+  std::vector<tune::TuneRecord> history;
   if (args.resume) {
     size_t skipped = 0;
-    std::vector<tune::TuneRecord> history;
     try {
       history = read_history(args.log_file, key, &skipped);
     } catch (const std::exception& e) {
@@ -195,14 +163,20 @@ int run_tune(const Common& common, const TuneArgs& args) {
       return kUsage;
     }
     resumed = history.size();
-    tuner.add_history(history);
     std::cerr << "measurer tune: resuming from " << resumed << " records of " << key;
     if (skipped) std::cerr << " (" << skipped << " unreadable steps skipped)";
     std::cerr << "\n";
   }
 
+  // The display starts before the tuner: sketch generation is its first phase.
+  std::unique_ptr<ProgressDisplay> progress;
+  if (!args.quiet)
+    progress = std::make_unique<ProgressDisplay>(std::cerr, ProgressDisplay::stderr_mode(),
+                                                 ProgressDisplay::stderr_width());
+  tune::Tuner tuner(*dag, {args.trials, args.batch, args.seed, num_cores}, progress.get());
+  tuner.add_history(history);
+
   DaemonMeasurer measurer(socket, l.task, l.options, args.log_file);
-  TuneProgressLine progress(args.trials, !args.quiet);
   std::vector<tune::TuneRecord> records;
   {
     InterruptWatcher interrupt([&measurer] {
@@ -210,9 +184,9 @@ int run_tune(const Common& common, const TuneArgs& args) {
       std::cerr << "\nmeasurer tune: stopping after the results in flight (Ctrl-C again to quit "
                    "at once)\n";
     });
-    records = tuner.run(measurer, [&](const tune::TuneProgress& p) { progress.update(p); });
+    records = tuner.run(measurer);
   }
-  progress.finish();
+  if (progress) progress->finish();
 
   size_t errors = 0;
   for (const auto& r : records) errors += r.result.error_no != measure::MeasureErrorNo::NoError;

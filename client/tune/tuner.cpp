@@ -18,15 +18,33 @@ double mean_cost(const measure::MeasureResult& r) {
   return sum / static_cast<double>(r.costs.size());
 }
 
-Tuner::Tuner(const dag::ComputeDAG& dag, TuneOptions options)
-    : dag_(&dag),
-      options_(options),
-      num_cores_(resolve_num_cores(options.num_cores)),
-      flops_(dag::flop_count(dag)),
-      sketches_(generate_sketch_states(dag, num_cores_)),
-      search_(std::make_unique<EvolutionarySearch>(dag, sketches_, num_cores_, options.seed)) {
+const char* tune_phase_name(TunePhase phase) {
+  switch (phase) {
+    case TunePhase::SketchGeneration:
+      return "sketch generation";
+    case TunePhase::Evolution:
+      return "evolution";
+    case TunePhase::Measuring:
+      return "measuring";
+  }
+  return "?";
+}
+
+Tuner::Tuner(const dag::ComputeDAG& dag, TuneOptions options, TuneObserver* observer)
+    : dag_(&dag), options_(options), observer_(observer) {
   MRD_USER_CHECK(options_.batch_size > 0, "batch size must be positive, got ", options_.batch_size);
   MRD_USER_CHECK(options_.trials >= 0, "trials must not be negative, got ", options_.trials);
+  progress_.trials_total = options_.trials;
+  enter(TunePhase::SketchGeneration);
+  num_cores_ = resolve_num_cores(options.num_cores);
+  flops_ = dag::flop_count(dag);
+  sketches_ = generate_sketch_states(dag, num_cores_);
+  search_ = std::make_unique<EvolutionarySearch>(dag, sketches_, num_cores_, options.seed);
+}
+
+void Tuner::enter(TunePhase phase) {
+  progress_.phase = phase;
+  if (observer_) observer_->on_phase(progress_);
 }
 
 Tuner::~Tuner() = default;
@@ -49,19 +67,29 @@ const TuneRecord* Tuner::best() const {
   return best_index_ < 0 ? nullptr : &records_[best_index_];
 }
 
-double Tuner::best_gflops() const {
-  const TuneRecord* b = best();
-  if (b == nullptr || flops_ <= 0) return 0.0;
-  return flops_ / mean_cost(b->result) / 1e9;
+double Tuner::gflops(const measure::MeasureResult& r) const {
+  double c = mean_cost(r);
+  if (flops_ <= 0 || !(c < std::numeric_limits<double>::infinity())) return 0.0;
+  return flops_ / c / 1e9;
 }
 
-std::vector<TuneRecord> Tuner::run(Measurer& m,
-                                   const std::function<void(const TuneProgress&)>& on_progress) {
+double Tuner::best_gflops() const {
+  const TuneRecord* b = best();
+  return b == nullptr ? 0.0 : gflops(b->result);
+}
+
+std::vector<TuneRecord> Tuner::run(Measurer& m) {
   std::vector<TuneRecord> out;
   stopped_by_measurer_ = false;
+  progress_ = TuneProgress{};
+  progress_.trials_total = options_.trials;
+  progress_.best_gflops = best_gflops();
   int done = 0;
   while (done < options_.trials) {
     int n = std::min(options_.batch_size, options_.trials - done);
+    ++progress_.batch;
+    progress_.batch_size = 0;
+    enter(TunePhase::Evolution);
     std::vector<MeasuredState> measured;
     for (const TuneRecord& r : records_) {
       double c = mean_cost(r.result);
@@ -71,16 +99,34 @@ std::vector<TuneRecord> Tuner::run(Measurer& m,
     if (proposals.empty()) break;
     std::vector<Candidate> batch;
     for (const SearchState& s : proposals) batch.push_back({s.steps()});
+    progress_.batch_size = static_cast<int>(batch.size());
+    enter(TunePhase::Measuring);
+    size_t reported = 0;
+    auto count = [&](size_t index, const measure::MeasureResult& r) {
+      MRD_CHECK(index == reported && index < batch.size(), "the measurer reported result ", index,
+                " after ", reported, " of a batch of ", batch.size());
+      ++reported;
+      ++progress_.trials_done;
+      progress_.errors += r.error_no != measure::MeasureErrorNo::NoError;
+      progress_.best_gflops = std::max(progress_.best_gflops, gflops(r));
+      if (observer_) observer_->on_result(progress_);
+    };
+    m.set_result_sink(count);
     std::vector<measure::MeasureResult> results = m.measure(batch);
+    m.set_result_sink(nullptr);
     MRD_CHECK(results.size() <= batch.size(), "the measurer returned ", results.size(),
               " results for ", batch.size(), " candidates");
+    MRD_CHECK(reported <= results.size(), "the measurer reported ", reported,
+              " results and returned ", results.size());
+    for (size_t i = reported; i < results.size(); ++i) count(i, results[i]);
     for (size_t i = 0; i < results.size(); ++i) {
       TuneRecord r{std::move(batch[i]), std::move(results[i])};
       remember(r);
       out.push_back(std::move(r));
     }
     done += static_cast<int>(results.size());
-    if (on_progress && !results.empty()) on_progress(TuneProgress{done, best_gflops()});
+    progress_.best_gflops = best_gflops();
+    if (observer_ && !results.empty()) observer_->on_batch_done(progress_);
     if (results.size() < batch.size()) {
       stopped_by_measurer_ = true;
       break;

@@ -1,7 +1,8 @@
 // The tuner behind `measurer tune`: sketch generation, random sampling and evolutionary search
 // over a task's schedules, with the measurement behind the Measurer seam (the client library
 // in production, a fake in tests). Every candidate sent lowers, and no state is measured twice
-// (also across --resume: states from a log are known as measured).
+// (also across --resume: states from a log are known as measured). A TuneObserver follows the
+// search as it goes: each phase as it starts, each result as it arrives, each batch's end.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +26,22 @@ namespace mrd::tune {
 /// them and its run() stops there.
 class Measurer {
  public:
+  /// Takes the result of candidate `index` of the batch being measured.
+  using ResultSink = std::function<void(size_t index, const measure::MeasureResult&)>;
   virtual ~Measurer() = default;
   virtual std::vector<measure::MeasureResult> measure(const std::vector<Candidate>& batch) = 0;
+  /// Set by the tuner before each measure(). A measurer that learns its results one by one
+  /// passes each to report_result() as it arrives, in order (0, 1, ...), exactly the results
+  /// it then returns; results not reported are reported by the tuner when measure() returns.
+  void set_result_sink(ResultSink sink) { sink_ = std::move(sink); }
+
+ protected:
+  void report_result(size_t index, const measure::MeasureResult& r) const {
+    if (sink_) sink_(index, r);
+  }
+
+ private:
+  ResultSink sink_;
 };
 
 struct TuneOptions {
@@ -41,9 +56,34 @@ struct TuneRecord {
   measure::MeasureResult result;
 };
 
+enum class TunePhase {
+  SketchGeneration,  ///< deriving the sketches from the DAG (in the Tuner's constructor)
+  Evolution,         ///< sampling and evolving the next batch of candidates
+  Measuring,         ///< the batch is being measured
+};
+/// "sketch generation", "evolution", "measuring".
+const char* tune_phase_name(TunePhase phase);
+
 struct TuneProgress {
-  int trials_done;     ///< measurements made by this run() so far
-  double best_gflops;  ///< of the best state known (history included); 0 when none succeeded
+  TunePhase phase = TunePhase::SketchGeneration;
+  int trials_done = 0;     ///< measurements made by this run() so far
+  int trials_total = 0;    ///< measurements this run() makes at most (options.trials)
+  int errors = 0;          ///< of this run()'s measurements, those with an error
+  double best_gflops = 0;  ///< of the best state known (history included); 0 when none succeeded
+  int batch = 0;           ///< the batch being proposed or measured, from 1
+  int batch_size = 0;      ///< its candidates (0 before they are proposed)
+};
+
+/// Follows a search. Calls come from the thread that runs the tuner.
+class TuneObserver {
+ public:
+  virtual ~TuneObserver() = default;
+  /// A phase starts.
+  virtual void on_phase(const TuneProgress& p) {}
+  /// A result arrived (p counts it).
+  virtual void on_result(const TuneProgress& p) {}
+  /// A batch's results are all in (or the measurer stopped in it).
+  virtual void on_batch_done(const TuneProgress& p) {}
 };
 
 /// The mean of a successful result's costs, or +infinity for a failed or empty one.
@@ -53,8 +93,8 @@ class EvolutionarySearch;
 
 class Tuner {
  public:
-  /// `dag` must outlive the tuner.
-  Tuner(const dag::ComputeDAG& dag, TuneOptions options);
+  /// `dag` must outlive the tuner; so must `observer` (may be null), told of every phase.
+  Tuner(const dag::ComputeDAG& dag, TuneOptions options, TuneObserver* observer = nullptr);
   ~Tuner();
 
   /// Measured states (e.g. from a record log for --resume): they seed the population and are
@@ -63,8 +103,7 @@ class Tuner {
   /// Measures up to options.trials new states in batches; returns this run's records in
   /// measurement order. Stops early when no new valid state can be found, or when the
   /// measurer returns fewer results than candidates (see stopped_by_measurer()).
-  std::vector<TuneRecord> run(Measurer& m,
-                              const std::function<void(const TuneProgress&)>& on_progress = {});
+  std::vector<TuneRecord> run(Measurer& m);
   /// Lowest mean cost among successful results (history included), or nullptr.
   const TuneRecord* best() const;
   /// True when the last run() stopped because the measurer returned a short batch.
@@ -75,9 +114,14 @@ class Tuner {
  private:
   void remember(const TuneRecord& r);
   double best_gflops() const;
+  double gflops(const measure::MeasureResult& r) const;
+  /// Tells the observer that `progress_` is in `phase` now.
+  void enter(TunePhase phase);
 
   const dag::ComputeDAG* dag_;
   TuneOptions options_;
+  TuneObserver* observer_;
+  TuneProgress progress_;
   int num_cores_;
   double flops_;
   std::vector<SearchState> sketches_;

@@ -113,6 +113,7 @@ void write(BodyWriter& ar, const StatusReply& m) {
      m.uptime, m.clients, m.requests, uint8_t(m.policy));
   ar(static_cast<uint64_t>(m.worker_list.size()));
   for (const auto& w : m.worker_list) ar(w.pid, uint8_t(w.state), w.jobs);
+  write_string(ar, m.degraded);
 }
 void read(BodyReader& ar, StatusReply& m, const Limits& limits) {
   ar(m.workers, m.workers_alive, m.queued, m.in_flight, m.completed, m.throughput, m.cache_hits,
@@ -130,6 +131,8 @@ void read(BodyReader& ar, StatusReply& m, const Limits& limits) {
     if (s > uint8_t(WorkerState::Running)) malformed("unknown worker state");
     w.state = static_cast<WorkerState>(s);
   }
+  // Appended later: a reply from an older daemon ends before it.
+  if (ar.remaining() > 0) read_string(ar, m.degraded);
 }
 
 void write(BodyWriter& ar, const Cancel& m) {

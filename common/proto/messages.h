@@ -108,6 +108,8 @@ struct StatusReply {
   uint32_t requests = 0;  ///< requests not yet done
   measure::TimingPolicy policy = measure::TimingPolicy::Exclusive;
   std::vector<WorkerStatus> worker_list;
+  /// Empty while the daemon is whole; else why it runs short (workers it gave up starting).
+  std::string degraded;
 };
 
 /// Drop the request's inputs not yet started; each gets an UNKNOWN_ERROR "cancelled" result.

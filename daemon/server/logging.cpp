@@ -3,8 +3,10 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include "common/util/error.h"
+#include "daemon/server/journal_format.h"
 
 namespace mrd::daemon {
 namespace {
@@ -23,8 +25,9 @@ std::shared_ptr<spdlog::logger> make_logger() {
   auto logger = std::make_shared<spdlog::logger>("measurerd", std::move(sink));
   logger->set_level(g_level);
   logger->flush_on(spdlog::level::info);
-  // Under systemd the journal adds its own time stamp.
-  logger->set_pattern(std::getenv("JOURNAL_STREAM") ? "[%l] %v" : "%Y-%m-%d %H:%M:%S.%e [%l] %v");
+  // On the journal's stream each line carries its priority; a file gets time stamps.
+  logger->set_formatter(
+      make_log_formatter(g_file.empty() && is_journal_stream(std::getenv("JOURNAL_STREAM"), STDERR_FILENO)));
   return logger;
 }
 

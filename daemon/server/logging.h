@@ -1,5 +1,5 @@
-// The daemon's logs: spdlog to stderr (the journal under systemd) or to a file; reopening the
-// file is what SIGHUP does, for log rotation. Levels: error = a fault of measurerd or its
+// The daemon's logs: spdlog to stderr (the journal under systemd, each line with its priority)
+// or to a file; reopening the file is what SIGHUP does, for log rotation. Levels: error = a fault of measurerd or its
 // environment; warn = a worker died or timed out, a client sent bad bytes; info = start, stop,
 // connections; debug = every request and worker event.
 #pragma once

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/process.hpp>
 
@@ -35,6 +36,7 @@ struct ProcessWorkerPool::Worker : std::enable_shared_from_this<Worker> {
   std::array<char, 64 * 1024> buffer;
   asio::steady_timer timer;  // the job's timeout; then the deadline for the process to exit
   int pid = 0;
+  int failed_starts = 0;  // of its slot, in a row, before this start
   uint64_t jobs = 0;
   JobDone done;
   bool dead = false;
@@ -80,8 +82,10 @@ std::vector<std::string> ProcessWorkerPool::worker_args() const {
   return args;
 }
 
-void ProcessWorkerPool::start(std::function<void()> on_all_ready) {
+void ProcessWorkerPool::start(std::function<void()> on_all_ready,
+                              std::function<void(const std::string&)> on_fatal) {
   on_all_ready_ = std::move(on_all_ready);
+  on_fatal_ = std::move(on_fatal);
   if (worker::kSanitizerBuild && config_.limits.address_space_mb != 0)
     spdlog::warn("sanitizer build: workers run without an address-space limit (RLIMIT_AS); "
                  "--limit-as-mb {} is not applied", config_.limits.address_space_mb);
@@ -89,9 +93,10 @@ void ProcessWorkerPool::start(std::function<void()> on_all_ready) {
   for (size_t i = 0; i < config_.size; ++i) spawn();
 }
 
-void ProcessWorkerPool::spawn() {
+void ProcessWorkerPool::spawn(int failed_starts) {
   if (stopped_) return;
   auto w = std::make_shared<Worker>(io_, config_.limits.task_cache_mb << 20);
+  w->failed_starts = failed_starts;
   try {
     w->temp_dir = make_worker_temp_dir(config_.cache_dir, next_worker_serial_++);
     std::vector<std::string> args = worker_args();
@@ -102,12 +107,13 @@ void ProcessWorkerPool::spawn() {
     env.erase("LISTEN_FDS");
     env.erase("LISTEN_PID");
     env.erase("LISTEN_FDNAMES");
+    env.erase("WATCHDOG_USEC");
+    env.erase("WATCHDOG_PID");
     w->child = bp::child(config_.worker_path, bp::args(args), env,
                          bp::std_in<w->to, bp::std_out> w->from, w->group);
   } catch (const std::exception& e) {
-    spdlog::error("cannot start worker {}: {}; retrying in 1 s", config_.worker_path, e.what());
     remove_worker_leftovers(config_.cache_dir, w->temp_dir, 0);
-    spawn_later();
+    start_failed(failed_starts + 1, str_cat("cannot start ", config_.worker_path, ": ", e.what()));
     return;
   }
   set_cloexec(w->to.native_sink());
@@ -155,15 +161,41 @@ void ProcessWorkerPool::read_from(const std::shared_ptr<Worker>& worker) {
       });
 }
 
-void ProcessWorkerPool::spawn_later() {
-  if (pending_respawns_++ > 0) return;  // the timer is already set
-  respawn_timer_.expires_after(std::chrono::seconds(1));
+void ProcessWorkerPool::start_failed(int failed_starts, const std::string& why) {
+  if (stopped_) return;
+  int attempts = std::max(config_.start_attempts, 1);
+  if (failed_starts >= attempts) {
+    std::string reason = str_cat(why, " (", failed_starts, " starts in a row failed)");
+    if (on_all_ready_) {
+      // Not serving yet: the daemon cannot start.
+      on_all_ready_ = nullptr;
+      spdlog::error("worker {}; giving up", reason);
+      if (auto fatal = std::move(on_fatal_)) fatal(reason);
+      return;
+    }
+    ++given_up_;
+    give_up_reason_ = reason;
+    spdlog::error("worker {}; giving up on it: measurerd runs degraded with {} of {} workers "
+                  "until it is restarted", reason, config_.size - given_up_, config_.size);
+    return;
+  }
+  spdlog::error("worker {}; retrying in {} ms (attempt {} of {})", why,
+                config_.start_retry_pause.count(), failed_starts + 1, attempts);
+  pending_respawns_.push_back(failed_starts);
+  if (pending_respawns_.size() > 1) return;  // the timer is already set
+  respawn_timer_.expires_after(config_.start_retry_pause);
   respawn_timer_.async_wait([this](boost::system::error_code ec) {
     if (ec || stopped_) return;
-    size_t n = pending_respawns_;
-    pending_respawns_ = 0;
-    for (size_t i = 0; i < n; ++i) spawn();
+    auto slots = std::move(pending_respawns_);
+    pending_respawns_.clear();
+    for (int failed : slots) spawn(failed);
   });
+}
+
+std::string ProcessWorkerPool::degraded() const {
+  if (given_up_ == 0) return "";
+  return str_cat(given_up_, " of ", config_.size, " workers could not be started: ",
+                 give_up_reason_);
 }
 
 void ProcessWorkerPool::on_ready(Worker& w) {
@@ -243,11 +275,12 @@ void ProcessWorkerPool::on_exit(Worker& w, const std::string& why, bool timed_ou
   bool never_ready = state == WorkerState::Starting;
   Phase phase = w.link.phase();
   int pid = w.pid;
+  int failed_starts = w.failed_starts;
   JobDone done = std::move(w.done);
   w.done = nullptr;
   // The job's result and the replacement wait until the worker has exited (its status names
   // the death), which the event loop learns without blocking.
-  end_worker(w, [this, busy, never_ready, phase, pid, why, timed_out,
+  end_worker(w, [this, busy, never_ready, phase, pid, why, timed_out, failed_starts,
                  done = std::move(done)](int status) {
     std::string how = why.empty() ? describe_exit_status(status) : why;
     if (stopped_) return;
@@ -261,15 +294,15 @@ void ProcessWorkerPool::on_exit(Worker& w, const std::string& why, bool timed_ou
       o.result = death_result(phase, timed_out, pid, how, now);
       if (done) done(std::move(o));
     } else if (never_ready) {
-      // A worker that cannot even start would fail again at once: retry after a pause.
-      spdlog::error("worker {} {} before it was ready; retrying in 1 s", pid, how);
+      // A worker that cannot even start would fail again at once: retry after a pause, a
+      // bounded number of times.
+      start_failed(failed_starts + 1,
+                   str_cat(config_.worker_path, " (pid ", pid, ") ", how, " before it was ready"));
+      return;
     } else {
       spdlog::warn("worker {} {} while idle; replacing it", pid, how);
     }
-    if (never_ready)
-      spawn_later();
-    else
-      spawn();
+    spawn();
   });
 }
 

@@ -6,7 +6,10 @@
 // the pool returns to N. A worker that ends is killed with its whole process tree (compilers
 // in groups of their own included), its exit awaited on the event loop (never blocking it),
 // and its private temporary directory and partial builds are removed before its replacement
-// starts.
+// starts. A worker that cannot start (the spawn fails, or it ends before it says ready) is
+// retried after a pause, up to `start_attempts` times in a row; then the pool gives up on it:
+// before every worker has been ready once, `on_fatal` gets the reason (the daemon exits 1);
+// later the pool runs short and degraded() says why.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -44,6 +47,10 @@ struct ProcessPoolConfig {
   WorkerLimits limits;
   /// Testing only: workers accept fault.* workloads (`measurerd-worker --test-faults`).
   bool test_faults = false;
+  /// Consecutive failed starts of one worker after which the pool stops retrying it.
+  int start_attempts = 3;
+  /// Pause between two starts of a worker that failed to start.
+  std::chrono::milliseconds start_retry_pause{1000};
 };
 
 class ProcessWorkerPool : public WorkerPool {
@@ -52,7 +59,10 @@ class ProcessWorkerPool : public WorkerPool {
   ~ProcessWorkerPool() override;
 
   /// Spawns the workers; `on_all_ready` runs once, when each first worker has said ready.
-  void start(std::function<void()> on_all_ready);
+  /// `on_fatal` runs instead, at most once, when a worker fails start_attempts starts in a row
+  /// before then, with the reason.
+  void start(std::function<void()> on_all_ready,
+             std::function<void(const std::string& why)> on_fatal = {});
 
   size_t idle() const override;
   size_t size() const override { return config_.size; }
@@ -60,6 +70,8 @@ class ProcessWorkerPool : public WorkerPool {
   void set_on_idle(std::function<void()> on_idle) override { on_idle_ = std::move(on_idle); }
   std::vector<proto::WorkerStatus> status() const override;
   void stop() override;
+  /// Empty while the pool is whole; else why it runs short (workers it gave up starting).
+  std::string degraded() const;
 
   /// The argument list a worker is started with (after the program path), but for its own
   /// `--temp-dir`.
@@ -68,9 +80,10 @@ class ProcessWorkerPool : public WorkerPool {
 
  private:
   struct Worker;
-  void spawn();
-  /// Spawns one worker after a pause (after a failed start).
-  void spawn_later();
+  /// Spawns one worker; `failed_starts`: how many starts of this slot failed in a row.
+  void spawn(int failed_starts = 0);
+  /// After a failed start: spawns the slot again after a pause, or gives up on it.
+  void start_failed(int failed_starts, const std::string& why);
   void read_from(const std::shared_ptr<Worker>& w);
   void on_ready(Worker& w);
   void on_result(Worker& w, JobOutcome outcome, bool retire);
@@ -96,8 +109,11 @@ class ProcessWorkerPool : public WorkerPool {
   uint64_t next_job_id_ = 1;
   uint64_t next_worker_serial_ = 1;
   bool stopped_ = false;
+  std::function<void(const std::string&)> on_fatal_;
   boost::asio::steady_timer respawn_timer_;
-  size_t pending_respawns_ = 0;
+  std::vector<int> pending_respawns_;  ///< failed starts of each slot waiting for the timer
+  size_t given_up_ = 0;                ///< slots no longer started
+  std::string give_up_reason_;
   TaskTraffic traffic_;
 };
 

@@ -29,6 +29,7 @@ Server::Server(asio::io_context& io, ServerConfig config)
       status_timer_(io),
       accept_timer_(io),
       worker_watch_timer_(io),
+      watchdog_timer_(io),
       pool_(io, config_.pool),
       dispatcher_(pool_, config_.policy),
       cpu_model_(cpu_model()) {}
@@ -62,13 +63,36 @@ void Server::start() {
   size_t n = config_.pool.size;
   std::string path = socket_path_;
   auto policy = config_.policy;
-  pool_.start([n, path, policy] {
-    spdlog::info("{} workers ready; timing policy {}", n, measure::timing_policy_name(policy));
-    std::string status = str_cat("READY=1\nSTATUS=serving on ", path, " with ", n, " workers");
-    sd_notify(0, status.c_str());
-  });
+  pool_.start(
+      [n, path, policy] {
+        spdlog::info("{} workers ready; timing policy {}", n, measure::timing_policy_name(policy));
+        std::string status = str_cat("READY=1\nSTATUS=serving on ", path, " with ", n, " workers");
+        sd_notify(0, status.c_str());
+      },
+      [this](const std::string& why) {
+        failure_ = str_cat("cannot start the workers: ", why);
+        std::string status = str_cat("STATUS=", failure_);
+        sd_notify(0, status.c_str());
+        stop();
+      });
   if (std::getenv("NOTIFY_SOCKET")) report_status();
+  uint64_t watchdog_usec = 0;
+  if (sd_watchdog_enabled(0, &watchdog_usec) > 0 && watchdog_usec > 0) {
+    watchdog_interval_ = std::chrono::microseconds(std::max<uint64_t>(watchdog_usec / 2, 1));
+    spdlog::info("systemd watchdog: {} ms; WATCHDOG=1 every {} ms", watchdog_usec / 1000,
+                 watchdog_interval_.count() / 1000);
+    kick_watchdog();
+  }
   watch_workers();
+}
+
+void Server::kick_watchdog() {
+  sd_notify(0, "WATCHDOG=1");
+  watchdog_timer_.expires_after(watchdog_interval_);
+  watchdog_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec || stopped_) return;
+    kick_watchdog();
+  });
 }
 
 void Server::watch_workers() {
@@ -101,8 +125,9 @@ void Server::report_status() {
     if (ec || stopped_) return;
     auto s = status();
     std::string line =
-        str_cat("STATUS=", s.workers_alive, "/", s.workers, " workers, ", s.clients, " clients, ",
-                s.queued, " queued, ", s.in_flight, " running, ", s.completed, " done");
+        str_cat("STATUS=", s.degraded.empty() ? "" : "degraded: ", s.workers_alive, "/",
+                s.workers, " workers, ", s.clients, " clients, ", s.queued, " queued, ",
+                s.in_flight, " running, ", s.completed, " done");
     // Only changes: a notify socket that nobody reads fills up, and sd_notify then blocks.
     if (line != last_status_) sd_notify(0, line.c_str());
     last_status_ = std::move(line);
@@ -235,6 +260,7 @@ void Server::stop() {
   status_timer_.cancel();
   accept_timer_.cancel();
   worker_watch_timer_.cancel();
+  watchdog_timer_.cancel();
   dispatcher_.stop();
   sessions_.stop_all(proto::ErrorCode::ShuttingDown, "measurerd is shutting down");
   pool_.stop();
@@ -269,6 +295,7 @@ proto::StatusReply Server::status() const {
   s.clients = static_cast<uint32_t>(sessions_.size());
   s.requests = static_cast<uint32_t>(d.requests);
   s.policy = config_.policy;
+  s.degraded = pool_.degraded();
   return s;
 }
 

@@ -1,7 +1,9 @@
 // The daemon: one io_context, the listening socket (from systemd or bound), the signals
 // (SIGTERM/SIGINT stop, SIGHUP reopens logs), the worker pool, the dispatcher and the live
 // sessions. Each accepted connection's peer is checked against the peer policy before a byte
-// is read. READY=1 goes to systemd once every worker has said ready.
+// is read. READY=1 goes to systemd once every worker has said ready. Under a watchdog
+// (WATCHDOG_USEC), the event loop sends WATCHDOG=1 at half the interval: a loop that hangs
+// stops it, and systemd restarts the service.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -46,6 +48,8 @@ class Server {
   void start();
   /// Stops accepting, tells every client (SHUTTING_DOWN), stops the workers.
   void stop();
+  /// Why the daemon could not start (it stopped before READY), empty otherwise.
+  const std::string& failure() const { return failure_; }
   const std::string& socket_path() const { return socket_path_; }
 
  private:
@@ -66,6 +70,8 @@ class Server {
   void watch_workers();
   /// Refreshes systemd's STATUS= line every few seconds, when it changed.
   void report_status();
+  /// Sends WATCHDOG=1 now and every watchdog_interval_ from the event loop.
+  void kick_watchdog();
   proto::Welcome welcome() const;
   proto::StatusReply status() const;
 
@@ -76,6 +82,8 @@ class Server {
   boost::asio::steady_timer status_timer_;
   boost::asio::steady_timer accept_timer_;
   boost::asio::steady_timer worker_watch_timer_;
+  boost::asio::steady_timer watchdog_timer_;
+  std::chrono::microseconds watchdog_interval_{0};
   /// Since when work has waited with no worker running.
   std::optional<std::chrono::steady_clock::time_point> starved_since_;
   static constexpr std::chrono::milliseconds kAcceptBackoffMin{10};
@@ -93,6 +101,7 @@ class Server {
   /// The socket file this daemon bound (none when systemd passed the socket).
   std::optional<SocketFileId> bound_id_;
   bool stopped_ = false;
+  std::string failure_;
   uint64_t next_client_ = 1;
   std::string cpu_model_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

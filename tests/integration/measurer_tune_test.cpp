@@ -56,6 +56,12 @@ TEST_CASE("measurer tune writes a log that best and plot read") {
   CHECK(j["workload_key"] == R"(["matmul", 64, 64, 64, "float32"])");
   CHECK(j["best_gflops"].get<double>() > 0);
   CHECK(j["steps"].is_array());
+  // stderr is no terminal: one plain progress line per batch.
+  std::string err = read_file(dir.path / "measurer.err");
+  CHECK(err.find("measurer tune: batch 1: 4/8 trials, best ") != std::string::npos);
+  CHECK(err.find("measurer tune: batch 2: 8/8 trials, best ") != std::string::npos);
+  CHECK(err.find(", ETA 0:00") != std::string::npos);
+  CHECK(err.find('\r') == std::string::npos);
 
   std::ifstream in(log);
   auto records = record::read_records(in);

@@ -34,6 +34,7 @@ def test_welcome_and_status(client):
     assert s.workers_alive == 1
     assert len(s.worker_list) == 1 and s.worker_list[0].pid > 0
     assert s.clients >= 1
+    assert s.degraded == ""  # the whole pool runs
 
 
 def test_measure_small_matmul_streams_results_in_order(client):

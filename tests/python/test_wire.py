@@ -63,6 +63,22 @@ def test_result_decodes_and_ignores_appended_fields():
     assert r.mean_cost == pytest.approx(1.5e-3)
 
 
+def _status_body(degraded=None):
+    w = wire.BodyWriter()
+    w.u32(2).u32(1).u64(0).u64(0).u64(5).f64(0.5).u64(1).f64(9.0).u32(1).u32(0).u8(0)
+    w.u64(1).i32(42).u8(1).u64(5)
+    if degraded is not None:
+        w.string(degraded)
+    return w.bytes()
+
+
+def test_status_reads_degraded_and_replies_of_older_daemons():
+    s = wire.decode_status(_status_body("1 of 2 workers could not be started: why"))
+    assert s.workers == 2 and s.workers_alive == 1 and s.worker_list[0].pid == 42
+    assert s.degraded == "1 of 2 workers could not be started: why"
+    assert wire.decode_status(_status_body()).degraded == ""  # a daemon without the field
+
+
 @pytest.mark.parametrize("body", [
     _result_body(error_no=9), _result_body(cache_hit=2), _result_body(policy=2),
     _result_body()[:-1], struct.pack("<QIQ", 1, 0, 1 << 60)])

@@ -183,6 +183,7 @@ class Status:
     requests: int
     timing_policy: int
     worker_list: List[WorkerStatus]
+    degraded: str = ""  # empty while the daemon is whole; else why it runs short of workers
 
 
 @dataclass
@@ -434,7 +435,8 @@ def decode_status(body: bytes) -> Status:
         pid = r.i32()
         state = r.enum(WorkerState, r.u8())
         workers.append(WorkerStatus(pid, state, r.u64()))
-    return Status(*fields, workers)
+    degraded = r.string() if r.remaining() > 0 else ""  # appended; older daemons omit it
+    return Status(*fields, workers, degraded)
 
 
 def decode_error(body: bytes) -> ErrorMsg:

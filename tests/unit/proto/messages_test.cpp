@@ -66,6 +66,16 @@ TEST_CASE("messages round trip") {
   REQUIRE(s2.worker_list.size() == 2);
   CHECK(s2.worker_list[0].pid == 123);
   CHECK(s2.worker_list[0].state == WorkerState::Running);
+  CHECK(s2.degraded.empty());
+  s.degraded = "1 of 2 workers could not be started: why";
+  CHECK(round_trip(s).degraded == s.degraded);
+  // A reply from a daemon that predates the field ends after worker_list.
+  s.degraded.clear();
+  std::string older = body_of(encode(s));
+  older.resize(older.size() - 8);  // the empty string's length
+  auto s3 = decode<StatusReply>(older);
+  CHECK(s3.worker_list.size() == 2);
+  CHECK(s3.degraded.empty());
 
   Welcome w;
   w.cpu_model = "Some CPU";

@@ -49,6 +49,7 @@ class FakeMeasurer : public Measurer {
         r.costs = {1e-4 * (1 + penalty), 1e-4 * (1 + penalty)};
       }
       out.push_back(r);
+      report_result(out.size() - 1, r);  // as the daemon's results arrive one by one
     }
     return out;
   }
@@ -57,6 +58,30 @@ class FakeMeasurer : public Measurer {
   std::vector<std::string> keys;
   int calls = 0;
   int invalid = 0;
+};
+
+/// Every call of the tuner's observer, in order.
+class ProgressLog : public TuneObserver {
+ public:
+  enum Kind { Phase, Result, BatchDone };
+  struct Event {
+    Kind kind;
+    TuneProgress p;
+  };
+  std::vector<Event> events;
+  std::vector<TuneProgress> batches;
+
+  void on_phase(const TuneProgress& p) override { events.push_back({Phase, p}); }
+  void on_result(const TuneProgress& p) override { events.push_back({Result, p}); }
+  void on_batch_done(const TuneProgress& p) override {
+    events.push_back({BatchDone, p});
+    batches.push_back(p);
+  }
+  std::vector<int> batch_trials() const {
+    std::vector<int> out;
+    for (const auto& b : batches) out.push_back(b.trials_done);
+    return out;
+  }
 };
 
 dag::ComputeDAG matmul_dag() {
@@ -83,11 +108,11 @@ double best_cost(const std::vector<TuneRecord>& rs, size_t first, size_t last) {
 TEST_CASE(
     "the tuner improves over rounds, never measures a state twice and sends only valid states") {
   dag::ComputeDAG dag = matmul_dag();
-  Tuner tuner(dag, short_search(80, 16));
+  ProgressLog observer;
+  Tuner tuner(dag, short_search(80, 16), &observer);
   FakeMeasurer m(dag);
-  std::vector<TuneProgress> progress;
-  std::vector<TuneRecord> records =
-      tuner.run(m, [&](const TuneProgress& p) { progress.push_back(p); });
+  std::vector<TuneRecord> records = tuner.run(m);
+  const std::vector<TuneProgress>& progress = observer.batches;
 
   REQUIRE(records.size() == 80);
   CHECK(m.calls == 5);
@@ -108,6 +133,48 @@ TEST_CASE(
   CHECK(progress.back().best_gflops == Approx(2.0 * 32 * 16 * 32 / mean_cost(best->result) / 1e9));
 }
 
+TEST_CASE("the observer sees each phase, each result as it arrives and each batch's end") {
+  dag::ComputeDAG dag = matmul_dag();
+  ProgressLog log;
+  Tuner tuner(dag, short_search(20, 8), &log);
+  REQUIRE(log.events.size() == 1);  // the sketches come first, in the constructor
+  CHECK(log.events[0].kind == ProgressLog::Phase);
+  CHECK(log.events[0].p.phase == TunePhase::SketchGeneration);
+  CHECK(log.events[0].p.trials_total == 20);
+  FakeMeasurer m(dag);
+  std::vector<TuneRecord> records = tuner.run(m);
+  REQUIRE(records.size() == 20);
+
+  int results = 0, errors = 0, batch = 0;
+  double best = 0;
+  for (size_t i = 1; i < log.events.size(); ++i) {
+    const auto& e = log.events[i];
+    CHECK(e.p.trials_total == 20);
+    if (e.kind == ProgressLog::Phase && e.p.phase == TunePhase::Evolution) {
+      CHECK(e.p.batch == ++batch);
+      CHECK(e.p.batch_size == 0);
+      // Measuring follows with the proposed batch.
+      REQUIRE(i + 1 < log.events.size());
+      CHECK(log.events[i + 1].p.phase == TunePhase::Measuring);
+      CHECK(log.events[i + 1].p.batch_size == std::min(8, 20 - results));
+    } else if (e.kind == ProgressLog::Result) {
+      errors += records[results].result.error_no != measure::MeasureErrorNo::NoError;
+      CHECK(e.p.trials_done == ++results);
+      CHECK(e.p.errors == errors);
+      CHECK(e.p.phase == TunePhase::Measuring);
+      CHECK(e.p.best_gflops >= best);
+      best = e.p.best_gflops;
+    } else if (e.kind == ProgressLog::BatchDone) {
+      CHECK(e.p.trials_done == results);
+      CHECK(e.p.best_gflops == Approx(best));
+    }
+  }
+  CHECK(results == 20);
+  CHECK(batch == 3);
+  CHECK(log.batch_trials() == std::vector<int>{8, 16, 20});
+  CHECK(best > 0);
+}
+
 TEST_CASE("the same seed gives the same search") {
   dag::ComputeDAG dag = matmul_dag();
   TuneOptions opt = short_search(30, 10);
@@ -124,11 +191,11 @@ TEST_CASE("the same seed gives the same search") {
 
 TEST_CASE("trials are respected when they are not a multiple of the batch size") {
   dag::ComputeDAG dag = matmul_dag();
-  Tuner tuner(dag, short_search(10, 4));
+  ProgressLog observer;
+  Tuner tuner(dag, short_search(10, 4), &observer);
   FakeMeasurer m(dag);
-  std::vector<int> done;
-  CHECK(tuner.run(m, [&](const TuneProgress& p) { done.push_back(p.trials_done); }).size() == 10);
-  CHECK(done == std::vector<int>{4, 8, 10});
+  CHECK(tuner.run(m).size() == 10);
+  CHECK(observer.batch_trials() == std::vector<int>{4, 8, 10});
   CHECK(m.keys.size() == 10);
 }
 
@@ -205,11 +272,11 @@ class DyingMeasurer : public Measurer {
 
 TEST_CASE("a short batch from the measurer stops the run and keeps what was measured") {
   dag::ComputeDAG dag = matmul_dag();
-  Tuner tuner(dag, short_search(40, 8));
+  ProgressLog observer;
+  Tuner tuner(dag, short_search(40, 8), &observer);
   DyingMeasurer m(11);  // the first batch, then 3 of the second
-  std::vector<int> done;
-  std::vector<TuneRecord> records =
-      tuner.run(m, [&](const TuneProgress& p) { done.push_back(p.trials_done); });
+  std::vector<TuneRecord> records = tuner.run(m);
+  std::vector<int> done = observer.batch_trials();
   CHECK(records.size() == 11);
   CHECK(m.calls == 2);  // no batch after the short one
   CHECK(tuner.stopped_by_measurer());
@@ -234,4 +301,18 @@ TEST_CASE("the tuner stops when the search space is exhausted") {
 }
 
 }  // namespace
+
+TEST_CASE("results a measurer does not report one by one are reported when its batch returns") {
+  dag::ComputeDAG dag = matmul_dag();
+  ProgressLog log;
+  Tuner tuner(dag, short_search(6, 4), &log);
+  DyingMeasurer m(100);  // returns its results at once
+  tuner.run(m);
+  std::vector<int> done;
+  for (const auto& e : log.events)
+    if (e.kind == ProgressLog::Result) done.push_back(e.p.trials_done);
+  CHECK(done == std::vector<int>{1, 2, 3, 4, 5, 6});
+  CHECK(log.batch_trials() == std::vector<int>{4, 6});
+}
+
 }  // namespace mrd::tune
