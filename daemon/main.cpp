@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/util/error.h"
+#include "common/util/version_text.h"
 #include "daemon/server/host_info.h"
 #include "daemon/server/logging.h"
 #include "daemon/server/server.h"
@@ -67,6 +68,8 @@ int main(int argc, char** argv) {
       "worker processes.\n"
       "Exit codes: 0 stopped cleanly (SIGTERM/SIGINT), 1 could not start (socket, workers, "
       "directories), 2 bad command line."};
+  app.set_version_flag("--version", mrd::version_text("measurerd"),
+                       "print the version, git commit, compiler and LLVM version, and exit");
   daemon::ServerConfig config;
   std::string policy = "exclusive", log_file, log_level = "info";
   config.pool.size = daemon::core_count();
