@@ -84,7 +84,7 @@ int run_submit(const Common& common, const SubmitArgs& args) {
       progress.clear();
       // The table leaves cancelled states to the summary; --json has every result.
       if (common.json)
-        std::cout << result_json(i, r, flops).dump() << "\n";
+        std::cout << measure::indexed_result_json(i, r, flops).dump() << "\n";
       else if (!was_cancelled)
         std::cout << table_row(i, r, flops) << "\n";
       std::cout.flush();
