@@ -24,8 +24,8 @@ auto translated(F&& f) -> decltype(f()) {
   } catch (const mrd::client::ConnectionError& e) {
     throw ConnectionError(e.what());
   } catch (const mrd::client::ServerError& e) {
-    throw ServerError(static_cast<int>(e.code()), std::string(mrd::proto::error_code_name(e.code())),
-                      e.what());
+    throw ServerError(static_cast<int>(e.code()),
+                      std::string(mrd::proto::error_code_name(e.code())), e.what());
   } catch (const mrd::proto::ProtocolError& e) {
     throw ConnectionError(std::string("bad reply from measurerd: ") + e.what());
   }
@@ -33,7 +33,9 @@ auto translated(F&& f) -> decltype(f()) {
 
 }  // namespace
 
-std::string default_socket_path() { return mrd::client::default_socket_path(); }
+std::string default_socket_path() {
+  return mrd::client::default_socket_path();
+}
 
 Client::Client(const std::string& socket_path, const std::string& client_name)
     : impl_(translated([&] { return std::make_unique<Impl>(socket_path, client_name); })) {
@@ -50,21 +52,24 @@ Client::~Client() = default;
 Client::Client(Client&&) noexcept = default;
 Client& Client::operator=(Client&&) noexcept = default;
 
-const ServerInfo& Client::server() const { return impl_->info; }
+const ServerInfo& Client::server() const {
+  return impl_->info;
+}
 
 MeasureSummary Client::measure(const Task& task, const std::vector<std::string>& states,
                                const MeasureOptions& options, const OnResult& on_result) {
   return translated([&] {
-    auto done = impl_->client.measure(
-        task.impl().task, states, to_internal(options),
-        [&](uint32_t index, const mrd::measure::MeasureResult& r) {
-          if (on_result) on_result(index, from_internal(r));
-        });
+    auto done = impl_->client.measure(task.impl().task, states, to_internal(options),
+                                      [&](uint32_t index, const mrd::measure::MeasureResult& r) {
+                                        if (on_result) on_result(index, from_internal(r));
+                                      });
     return MeasureSummary{done.count, done.errors};
   });
 }
 
-bool Client::cancel() noexcept { return impl_ && impl_->client.cancel(); }
+bool Client::cancel() noexcept {
+  return impl_ && impl_->client.cancel();
+}
 
 Status Client::status() {
   return translated([&] {

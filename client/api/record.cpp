@@ -10,8 +10,8 @@ namespace measurerd {
 namespace {
 
 Record from_internal_record(const mrd::record::Record& r) {
-  return Record{r.workload_key, r.target, from_internal(r.hardware), r.layout_rewrite_option,
-                r.steps, from_internal(r.result)};
+  return Record{r.workload_key,          r.target, from_internal(r.hardware),
+                r.layout_rewrite_option, r.steps,  from_internal(r.result)};
 }
 
 mrd::record::Record to_internal_record(const Record& r) {

@@ -38,10 +38,18 @@ Task Task::builtin(const std::string& spec, const std::string& target,
   return make_task(std::move(t));
 }
 
-const std::string& Task::workload_key() const { return impl_->workload_key; }
-const std::string& Task::target() const { return impl_->task.target; }
-const HardwareParams& Task::hardware() const { return impl_->hardware; }
-double Task::flop_count() const { return impl_->flop_count; }
+const std::string& Task::workload_key() const {
+  return impl_->workload_key;
+}
+const std::string& Task::target() const {
+  return impl_->task.target;
+}
+const HardwareParams& Task::hardware() const {
+  return impl_->hardware;
+}
+double Task::flop_count() const {
+  return impl_->flop_count;
+}
 
 TaskFile parse_task_file(const std::string& json_text) {
   auto tf = as_public([&] { return mrd::measure::parse_task_file(json_text); });

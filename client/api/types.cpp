@@ -25,7 +25,9 @@ double gflops(const MeasureResult& r, double flops) {
   return flops / cost / 1e9;
 }
 
-bool is_cancelled(const MeasureResult& r) { return mrd::client::is_cancelled(to_internal(r)); }
+bool is_cancelled(const MeasureResult& r) {
+  return mrd::client::is_cancelled(to_internal(r));
+}
 
 mrd::measure::MeasureOptions to_internal(const MeasureOptions& o) {
   mrd::measure::MeasureOptions m;

@@ -63,8 +63,7 @@ std::optional<std::string> nearest(const std::string& word,
   return best;
 }
 
-std::optional<std::string> explain_unknown(const CLI::App& app, int argc,
-                                           const char* const* argv) {
+std::optional<std::string> explain_unknown(const CLI::App& app, int argc, const char* const* argv) {
   const CLI::App* current = &app;
   std::string where = app.get_name();
   for (int i = 1; i < argc; ++i) {

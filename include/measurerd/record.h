@@ -17,7 +17,7 @@ struct Record {
   std::string target;
   HardwareParams hardware;
   int layout_rewrite_option = 1;  ///< TVM's LayoutRewriteOption of the task
-  std::string steps;  ///< JSON array text of the transform steps
+  std::string steps;              ///< JSON array text of the transform steps
   MeasureResult result;
 };
 

@@ -30,13 +30,13 @@ const char* timing_policy_name(TimingPolicy p);
 
 /// How each state is timed and checked; the defaults are TVM's.
 struct MeasureOptions {
-  int number = 3;         ///< calls per repeat
-  int repeat = 1;         ///< repeats, one cost each
+  int number = 3;  ///< calls per repeat
+  int repeat = 1;  ///< repeats, one cost each
   int min_repeat_ms = 100;
   double cooldown_interval = 0.0;  ///< seconds between repeats
   bool enable_cpu_cache_flush = false;
-  double build_timeout = 15.0;  ///< seconds
-  double run_timeout = 10.0;    ///< seconds
+  double build_timeout = 15.0;     ///< seconds
+  double run_timeout = 10.0;       ///< seconds
   bool check_correctness = false;  ///< compare the output with the reference interpreter
 };
 
