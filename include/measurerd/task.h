@@ -41,6 +41,7 @@ class Task {
   /// Floating-point operations of one call; 0 when not known.
   double flop_count() const;
 
+  /// The library's own representation; incomplete here, not part of the API.
   struct Impl;
   explicit Task(std::shared_ptr<const Impl> impl);
   const Impl& impl() const { return *impl_; }
