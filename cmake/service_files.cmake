@@ -53,8 +53,8 @@ endif()
 
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/systemd/measurerd.sysusers
         DESTINATION lib/sysusers.d RENAME measurerd.conf)
-install(FILES ${PROJECT_SOURCE_DIR}/proto-docs/protocol.md ${PROJECT_SOURCE_DIR}/proto-docs/records.md
-              ${PROJECT_SOURCE_DIR}/scripts/systemd/measurerd.conf.example
+# (proto-docs are installed with the programs, cmake/install.cmake.)
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/systemd/measurerd.conf.example
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(CODE "
   set(mrd_unit_sources \"${PROJECT_SOURCE_DIR}/scripts/systemd\")

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/util/error.h"
+#include "common/util/version_text.h"
 #include "daemon/server/host_info.h"
 #include "daemon/server/logging.h"
 #include "daemon/server/server.h"
@@ -69,6 +70,8 @@ int main(int argc, char** argv) {
       "worker processes.\n"
       "Exit codes: 0 stopped cleanly (SIGTERM/SIGINT), 1 could not start (socket, workers, "
       "directories), 2 bad command line or configuration file."};
+  app.set_version_flag("--version", mrd::version_text("measurerd"),
+                       "print the version, git commit, compiler and LLVM version, and exit");
   daemon::ServerConfig config;
   std::string policy = "exclusive", log_file, log_level = "info";
   config.pool.size = daemon::core_count();
@@ -89,22 +92,31 @@ int main(int argc, char** argv) {
   app.add_option("--timing-policy", policy,
                  "exclusive: a timing overlaps no build and no other timing; shared: no such "
                  "guarantee")
-      ->check(CLI::IsMember({"exclusive", "shared"}));
+      ->check(CLI::IsMember({"exclusive", "shared"}))
+      ->capture_default_str();
   app.add_option("--limit-as-mb", config.pool.limits.address_space_mb,
-                 "address-space limit of each worker in MiB (0: none)");
+                 "address-space limit of each worker in MiB (0: none)")
+      ->capture_default_str();
   app.add_option("--limit-cpu-seconds", config.pool.limits.cpu_seconds,
                  "CPU-time limit of each worker process in seconds (0: none); a worker retires "
-                 "at half of it");
+                 "at half of it")
+      ->capture_default_str();
   app.add_option("--limit-open-files", config.pool.limits.open_files,
-                 "open-file limit of each worker");
+                 "open-file limit of each worker")
+      ->capture_default_str();
   app.add_option("--limit-task-cache-mb", config.pool.limits.task_cache_mb,
-                 "MiB of task bytes each worker keeps decoded (default 128), besides at most 16 "
+                 "MiB of task bytes each worker keeps decoded, besides at most 16 "
                  "tasks; a job of a kept task does not carry the task again")
-      ->check(CLI::Range(uint64_t(0), uint64_t(1) << 20));
-  app.add_option("--compiler", config.pool.compiler, "C compiler the workers use");
-  app.add_option("--cflags", config.pool.cflags, "compiler flags the workers use");
+      ->check(CLI::Range(uint64_t(0), uint64_t(1) << 20))
+      ->capture_default_str();
+  app.add_option("--compiler", config.pool.compiler,
+                 "C compiler the workers use (default: the worker's, cc)");
+  app.add_option("--cflags", config.pool.cflags,
+                 "compiler flags the workers use (default: the worker's, \"-O3 -march=native "
+                 "-fPIC -shared -fopenmp\")");
   app.add_option("--max-body", config.max_body, "largest frame body accepted, bytes")
-      ->check(CLI::Range(uint32_t(1024), uint32_t(1u << 30)));
+      ->check(CLI::Range(uint32_t(1024), uint32_t(1u << 30)))
+      ->capture_default_str();
   std::vector<std::string> allow_uids, allow_gids;
   app.add_option("--allow-uid", allow_uids,
                  "a user (name or uid) who may connect; repeatable or comma-separated. A peer "
@@ -172,7 +184,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.01, 86400.0))
       ->capture_default_str();
   app.add_option("--log-file", log_file, "log to this file instead of stderr (SIGHUP reopens it)");
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+      ->capture_default_str();
   app.add_flag("--test-faults", config.pool.test_faults,
                "testing only: workers accept fault.* workloads (they crash, hang or exhaust "
                "memory on purpose); never use in production");

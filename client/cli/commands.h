@@ -53,6 +53,7 @@ struct TuneArgs {
 
 struct BestArgs {
   std::string log_file;
+  std::string export_dir;  ///< write each workload's best kernel here when not empty
 };
 
 struct PlotArgs {

@@ -4,7 +4,7 @@
 #include <map>
 #include <numeric>
 
-#include "client/cli/workload_spec.h"
+#include "client/lib/workload_spec.h"
 #include "common/dag/flop_count.h"
 #include "common/util/error.h"
 

@@ -3,8 +3,10 @@
 #include <iostream>
 
 #include "client/cli/commands.h"
+#include "client/cli/usage_hints.h"
 #include "client/lib/client.h"
 #include "common/proto/protocol_error.h"
+#include "common/util/version_text.h"
 
 using namespace mrd::cli;
 
@@ -16,13 +18,24 @@ int main(int argc, char** argv) {
       "--help says what its codes mean for it.";
   CLI::App app{"measurer: submit tensor-program candidates to measurerd and read the results. "
                "--socket and --json may come before or after the subcommand; `measurer "
-               "SUBCOMMAND --help` explains each one."};
-  app.footer(exit_codes);
+               "SUBCOMMAND --help` explains each one.",
+               "measurer"};
+  app.footer("Examples:\n"
+             "  measurer workloads\n"
+             "  measurer tune -w matmul:512,512,512,float32 -n 200 --log mm.log\n"
+             "  measurer best mm.log --export kernels\n"
+             "  measurer status --socket /tmp/measurerd.sock\n\n" +
+             exit_codes);
   app.require_subcommand(1);
+  app.fallthrough();  // --socket and --json after any subcommand
+  app.option_defaults()->always_capture_default();
+  app.set_version_flag("--version", mrd::version_text("measurer"),
+                       "print the version, git commit, compiler and LLVM version, and exit");
   Common common;
-  app.add_option("--socket", common.socket,
-                 "measurerd socket (default: $MEASURERD_SOCKET, /run/measurerd/measurerd.sock, "
-                 "$XDG_RUNTIME_DIR/measurerd.sock)");
+  const std::string socket_help =
+      "measurerd socket (default: $MEASURERD_SOCKET, else /run/measurerd/measurerd.sock when "
+      "it exists, else $XDG_RUNTIME_DIR/measurerd.sock)";
+  app.add_option("--socket", common.socket, socket_help);
   app.add_flag("--json", common.json, "machine-readable output: one JSON object per line");
 
   SubmitArgs submit;
@@ -44,14 +57,15 @@ int main(int argc, char** argv) {
                   "append each measured result as a TVM auto_scheduler record (cancelled states "
                   "are not logged)");
   sub->add_flag("--quiet,-q", submit.quiet, "no progress bar on stderr (drawn only on a terminal)");
-  sub->add_option("--socket", common.socket, "measurerd socket");
+  sub->add_option("--socket", common.socket, socket_help);
   sub->add_flag("--json", common.json,
-                "one JSON object per result on stdout: index, error_no, error, error_msg, costs, "
-                "mean_cost, gflops (null for an error or an unknown flop count), all_cost, "
-                "build_seconds, run_seconds, cache_hit, timing_policy, timestamp");
+                "one JSON object per result on stdout: index and the result object (error_no, "
+                "error, error_msg, costs, mean_cost, gflops (null for an error or an unknown "
+                "flop count), all_cost, build_seconds, run_seconds, cache_hit, timing_policy, "
+                "timestamp; proto-docs/task-format.md)");
 
   auto* status = app.add_subcommand("status", "Show workers, queue, throughput and cache hits.");
-  status->add_option("--socket", common.socket, "measurerd socket");
+  status->add_option("--socket", common.socket, socket_help);
   status->add_flag("--json", common.json, "one JSON object");
 
   auto* workloads = app.add_subcommand(
@@ -64,9 +78,9 @@ int main(int argc, char** argv) {
   rep->add_option("LOG", replay.log_file, "record log (JSON lines, TVM auto_scheduler v0.6)")
       ->required();
   rep->add_flag("--quiet,-q", replay.quiet, "no progress bar on stderr (drawn only on a terminal)");
-  rep->add_option("--socket", common.socket, "measurerd socket");
+  rep->add_option("--socket", common.socket, socket_help);
   rep->add_flag("--json", common.json,
-                "one JSON object per record on stdout: the submit --json fields but gflops, plus "
+                "one JSON object per record on stdout: the submit --json fields, plus "
                 "workload_key, old_cost, new_cost (seconds; 0 for an error)");
 
   TuneArgs tune;
@@ -109,18 +123,26 @@ int main(int argc, char** argv) {
                  "measure nothing: write the first batch of candidates as a task file here "
                  "(no daemon needed; with --trials as the batch size)");
   tn->add_flag("--quiet,-q", tune.quiet, "no progress on stderr");
-  tn->add_option("--socket", common.socket, "measurerd socket");
+  tn->add_option("--socket", common.socket, socket_help);
   tn->add_flag("--json", common.json,
                "one JSON object at the end: workload_key, trials, resumed, errors, best_cost, "
-               "best_gflops, steps, record (and c with --show-c; stopped, with the reason, "
-               "when the run ended early)");
+               "best_gflops, result (the best result object, as submit --json prints), steps, "
+               "record (and c with --show-c; stopped, with the reason, when the run ended "
+               "early)");
 
   BestArgs best;
   auto* bst = app.add_subcommand(
       "best", "The best record of each workload in a record log (lowest mean cost, no error).");
   bst->add_option("LOG", best.log_file, "record log (JSON lines, TVM auto_scheduler v0.6)")
       ->required();
-  bst->add_flag("--json", common.json, "print each best record as its log line");
+  bst->add_flag("--json", common.json,
+                "one JSON object per workload: workload_key, target, num_cores, records, "
+                "best_index, mean_cost, gflops, result (the result object, as submit --json "
+                "prints), steps, record (its log line)");
+  bst->add_option("--export", best.export_dir,
+                  "write the best kernel of each workload into this directory: its C or LLVM "
+                  "source, a shared object, a C header declaring the entry with its argument "
+                  "shapes, and the steps (one subdirectory per workload)");
 
   PlotArgs plot;
   auto* plt = app.add_subcommand(
@@ -132,34 +154,79 @@ int main(int argc, char** argv) {
   plt->add_option("-o,--output", plot.out, "SVG file to write")->capture_default_str();
   plt->add_option("--title", plot.title, "plot title (default: the log's file name)");
 
-  rep->footer("Exit codes: 0 every record measured again without error; 1 some results are "
+  rep->footer("Examples:\n"
+              "  measurer replay mm.log\n"
+              "  measurer replay mm.log --json > again.jsonl\n"
+              "\n"
+              "Exit codes: 0 every record measured again without error; 1 some results are "
               "measure errors; 2 bad usage or unreadable log; 3 measurerd unreachable, refused "
               "the request or went away; 4 internal error.");
-  status->footer("Exit codes: 0 shown; 2 bad usage; 3 measurerd unreachable or went away; "
+  status->footer("Examples:\n"
+                 "  measurer status\n"
+                 "  measurer status --json --socket /tmp/measurerd.sock\n"
+                 "\n"
+                 "Exit codes: 0 shown; 2 bad usage; 3 measurerd unreachable or went away; "
                  "4 internal error.");
-  workloads->footer("Exit codes: 0 listed; 2 bad usage; 4 internal error.");
-  bst->footer("Exit codes: 0 a best record for every workload of the log; 1 a workload has no "
-              "record without error, or the log is empty; 2 bad usage or unreadable log; "
-              "4 internal error.");
-  plt->footer("Exit codes: 0 written; 2 bad usage, unreadable log, no record to draw or the "
+  workloads->footer("Examples:\n"
+                    "  measurer workloads\n"
+                    "  measurer workloads --json\n"
+                    "\n"
+                    "Exit codes: 0 listed; 2 bad usage; 4 internal error.");
+  bst->footer("Examples:\n"
+              "  measurer best mm.log\n"
+              "  measurer best mm.log --json\n"
+              "  measurer best mm.log --export kernels\n"
+              "\n"
+              "Exit codes: 0 a best record for every workload of the log; 1 a workload has no "
+              "record without error, or the log is empty; 2 bad usage, unreadable log, or a "
+              "kernel could not be exported (--export); 4 internal error.");
+  plt->footer("Examples:\n"
+              "  measurer plot mm.log -o curve.svg --title \"matmul 512\"\n"
+              "\n"
+              "Exit codes: 0 written; 2 bad usage, unreadable log, no record to draw or the "
               "SVG cannot be written; 4 internal error.");
-  sub->footer("Exit codes: 0 done, no measure errors; 1 done, some results are measure errors; "
+  sub->footer("Examples:\n"
+              "  measurer submit task.json\n"
+              "  measurer submit task.json --json --log run.log\n"
+              "  measurer submit task.json --target c --socket /tmp/measurerd.sock\n"
+              "\n"
+              "Exit codes: 0 done, no measure errors; 1 done, some results are measure errors; "
               "2 bad usage, invalid task file or a --log write failed; 3 measurerd unreachable, "
               "refused the request or went away; 4 internal error; 130 interrupted by Ctrl-C "
               "(the request was cancelled; the results received were printed and the measured "
               "ones logged).");
-  tn->footer("Exit codes: 0 a best schedule was found; 1 no candidate was measured without "
+  tn->footer("Examples:\n"
+             "  measurer tune -w matmul:512,512,512,float32 -n 200 --log mm.log\n"
+             "  measurer tune -w matmul:512,512,512,float32 -n 100 --log mm.log --resume\n"
+             "  measurer tune --task task.json --json --c-out best.c\n"
+             "  measurer tune -w matmul:64,64,64,float32 --dry-run batch.json -n 8\n"
+             "\n"
+             "Exit codes: 0 a best schedule was found; 1 no candidate was measured without "
              "error; 2 bad usage, invalid input or a --log write failed; 3 measurerd "
              "unreachable, refused a request or went away mid-run: tune stops at once, the "
              "results received are in the --log file and the same command with --resume "
              "continues; 4 internal error; 130 interrupted by Ctrl-C (the batch in flight is "
              "cancelled, the measured results are in the --log file, --resume continues; a "
              "second Ctrl-C quits at once).");
+  if (argc == 1) {  // nothing asked: say what can be
+    std::cout << app.help();
+    return kOk;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kOk : kUsage;
+    if (e.get_exit_code() == 0) return app.exit(e), kOk;  // --help, --version
+    if (auto why = explain_unknown(app, argc, argv)) {
+      std::cerr << *why << "\n";
+      return kUsage;
+    }
+    if (app.get_subcommands().empty()) {
+      std::cerr << "measurer: give a subcommand: submit, status, workloads, replay, tune, best or "
+                   "plot (see `measurer --help`)\n";
+      return kUsage;
+    }
+    app.exit(e);
+    return kUsage;
   }
   try {
     if (sub->parsed()) return run_submit(common, submit);

@@ -4,42 +4,8 @@
 
 #include <cstdio>
 #include <iostream>
-#include <numeric>
 
 namespace mrd::cli {
-
-double mean_cost(const measure::MeasureResult& r) {
-  if (r.costs.empty()) return 0;
-  return std::accumulate(r.costs.begin(), r.costs.end(), 0.0) / r.costs.size();
-}
-
-double gflops(const measure::MeasureResult& r, double flops) {
-  double cost = mean_cost(r);
-  if (r.error_no != measure::MeasureErrorNo::NoError || flops <= 0 || cost <= 0) return 0;
-  return flops / cost / 1e9;
-}
-
-nlohmann::json result_json(uint32_t index, const measure::MeasureResult& r,
-                           std::optional<double> flops) {
-  nlohmann::json j;
-  j["index"] = index;
-  j["error_no"] = static_cast<int>(r.error_no);
-  j["error"] = std::string(measure::error_name(r.error_no));
-  j["error_msg"] = r.error_msg;
-  j["costs"] = r.costs;
-  j["mean_cost"] = mean_cost(r);
-  if (flops) {
-    double g = gflops(r, *flops);
-    j["gflops"] = g > 0 ? nlohmann::json(g) : nlohmann::json(nullptr);
-  }
-  j["all_cost"] = r.all_cost;
-  j["build_seconds"] = r.build_seconds;
-  j["run_seconds"] = r.run_seconds;
-  j["cache_hit"] = r.cache_hit;
-  j["timing_policy"] = std::string(measure::timing_policy_name(r.policy));
-  j["timestamp"] = r.timestamp;
-  return j;
-}
 
 std::string table_header() {
   char buf[160];

@@ -3,26 +3,15 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 
 #include "common/measure/measure_types.h"
+#include "common/measure/result_json.h"
 
 namespace mrd::cli {
 
-/// Mean of the costs in seconds; 0 for none.
-double mean_cost(const measure::MeasureResult& r);
-
-/// GFLOP/s of a result: `flops` (the task's flop count) over the mean cost; 0 for an error
-/// result or an unknown (non-positive) flop count.
-double gflops(const measure::MeasureResult& r, double flops);
-
-/// One result as a JSON object (index, error, costs, mean_cost, timings, cache_hit, policy).
-/// With `flops` given (the task's flop count, <= 0 when unknown), also `gflops`: a number,
-/// or null for an error result or an unknown flop count.
-nlohmann::json result_json(uint32_t index, const measure::MeasureResult& r,
-                           std::optional<double> flops = std::nullopt);
+using measure::gflops;
+using measure::mean_cost;
 
 /// The table's header and one row; GFLOP/s shows "-" for errors and unknown flop counts.
 std::string table_header();

@@ -1,4 +1,5 @@
 // measurer replay LOG: measure each record's state again and compare with the logged cost.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -6,6 +7,8 @@
 #include "client/cli/commands.h"
 #include "client/cli/output.h"
 #include "client/lib/client.h"
+#include "client/lib/workload_spec.h"
+#include "common/dag/flop_count.h"
 #include "common/record/record.h"
 #include "common/util/error.h"
 
@@ -53,17 +56,28 @@ int run_replay(const Common& common, const ReplayArgs& args) {
         ++done;
         ++errors;
         progress.clear();
-        if (common.json)
-          std::cout << nlohmann::json{{"index", i},
-                                      {"error", "INSTANTIATION_ERROR"},
-                                      {"error_msg", e.what()}}
-                           .dump()
-                    << "\n";
-        else
+        if (common.json) {
+          measure::MeasureResult r;
+          r.error_no = measure::MeasureErrorNo::InstantiationError;
+          r.error_msg = e.what();
+          auto j = measure::indexed_result_json(i, r, 0);
+          j["workload_key"] = records[i].workload_key;
+          const auto& old = records[i].result;
+          j["old_cost"] = old.error_no == measure::MeasureErrorNo::NoError ? mean_cost(old) : 0;
+          j["new_cost"] = 0.0;
+          std::cout << j.dump() << "\n";
+        } else {
           std::printf("%5zu  %-19s  %s\n", i, "INSTANTIATION_ERROR", e.what());
+        }
       }
     }
     if (task_ok) {
+      double flops = 0;
+      try {
+        flops = std::max(0.0, dag::flop_count(workload_dag(task.workload)));
+      } catch (const std::exception&) {
+        // GFLOP/s unknown: the daemon still measures it
+      }
       c.measure(
           task, states, measure::MeasureOptions{},
           [&](uint32_t k, const measure::MeasureResult& r) {
@@ -75,7 +89,7 @@ int run_replay(const Common& common, const ReplayArgs& args) {
             double new_cost = r.error_no == measure::MeasureErrorNo::NoError ? mean_cost(r) : 0;
             progress.clear();
             if (common.json) {
-              auto j = result_json(static_cast<uint32_t>(i), r);
+              auto j = measure::indexed_result_json(i, r, flops);
               j["workload_key"] = records[i].workload_key;
               j["old_cost"] = old_cost;
               j["new_cost"] = new_cost;

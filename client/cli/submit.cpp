@@ -9,8 +9,8 @@
 #include "client/cli/commands.h"
 #include "client/cli/interrupt.h"
 #include "client/cli/output.h"
-#include "client/cli/workload_spec.h"
 #include "client/lib/client.h"
+#include "client/lib/workload_spec.h"
 #include "common/codegen/target.h"
 #include "common/dag/flop_count.h"
 #include "common/measure/task_file.h"
@@ -84,7 +84,7 @@ int run_submit(const Common& common, const SubmitArgs& args) {
       progress.clear();
       // The table leaves cancelled states to the summary; --json has every result.
       if (common.json)
-        std::cout << result_json(i, r, flops).dump() << "\n";
+        std::cout << measure::indexed_result_json(i, r, flops).dump() << "\n";
       else if (!was_cancelled)
         std::cout << table_row(i, r, flops) << "\n";
       std::cout.flush();

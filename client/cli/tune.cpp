@@ -15,13 +15,14 @@
 #include "client/cli/interrupt.h"
 #include "client/cli/progress_display.h"
 #include "client/cli/tvm_json.h"
-#include "client/cli/workload_spec.h"
 #include "client/lib/client.h"
+#include "client/lib/workload_spec.h"
 #include "client/tune/tuner.h"
 #include "common/codegen/c_codegen.h"
 #include "common/codegen/target.h"
 #include "common/dag/flop_count.h"
 #include "common/lower/lower.h"
+#include "common/measure/result_json.h"
 #include "common/measure/task_file.h"
 #include "common/record/record.h"
 #include "common/registry/registry.h"
@@ -204,6 +205,7 @@ int run_tune(const Common& common, const TuneArgs& args) {
     double cost = tune::mean_cost(best->result);
     j["best_cost"] = cost;
     j["best_gflops"] = flops > 0 ? flops / cost / 1e9 : 0.0;
+    j["result"] = measure::result_json(best->result, flops);
     j["steps"] = schedule::steps_to_json(best->candidate.steps);
     j["record"] = record::to_json_line(record::make_record(
         l.task, schedule::steps_to_json(best->candidate.steps).dump(), best->result));

@@ -24,6 +24,15 @@ std::string default_socket_path() {
   return "/run/measurerd/measurerd.sock";
 }
 
+std::string connect_hint(int error) {
+  if (error == EACCES || error == EPERM)
+    return "  this user may not use that socket: measurerd's socket is open to its group "
+           "(add yourself with `usermod -aG measurerd $USER`, then log in again)";
+  return "  is measurerd running? Start it with `measurerd --socket PATH`, or as a service with "
+         "`systemctl start measurerd.socket`;\n"
+         "  a daemon listening elsewhere is reached with --socket PATH or MEASURERD_SOCKET=PATH";
+}
+
 bool is_cancelled(const measure::MeasureResult& r) {
   return r.error_no == measure::MeasureErrorNo::UnknownError && r.error_msg == kCancelledMessage;
 }
@@ -41,8 +50,8 @@ Client::Client(const std::string& socket_path, const std::string& client_name)
     int e = errno;
     ::close(fd_);
     fd_ = -1;
-    throw ConnectionError(
-        str_cat("cannot connect to measurerd at ", socket_path, ": ", std::strerror(e)));
+    throw ConnectionError(str_cat("cannot connect to measurerd at ", socket_path, ": ",
+                                  std::strerror(e), "\n", connect_hint(e)));
   }
   proto::Hello hello;
   hello.client_name = client_name;

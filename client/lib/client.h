@@ -45,6 +45,10 @@ class ServerError : public std::runtime_error {
 /// $XDG_RUNTIME_DIR/measurerd.sock.
 std::string default_socket_path();
 
+/// What to try when connect() failed with `error` (an errno): start the daemon, point the
+/// client at its socket, or join its group.
+std::string connect_hint(int error);
+
 /// The error_msg of a result whose input was cancelled before it started (error_no is
 /// UNKNOWN_ERROR).
 inline constexpr const char* kCancelledMessage = "cancelled";

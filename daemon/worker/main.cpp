@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/measure/build_cache.h"
+#include "common/util/version_text.h"
 #include "daemon/worker/once.h"
 #include "daemon/worker/serve.h"
 
@@ -21,6 +22,9 @@ int main(int argc, char** argv) {
       "                                      accept fault.* workloads, refused by default\n"
       "Exit codes: 0 every state got a result line (measure errors are results too), 1 internal\n"
       "failure, 2 bad usage or invalid task file, 3 a state failed and --fail-on-error was given."};
+  app.set_version_flag("--version", mrd::version_text("measurerd-worker"),
+                       "Print the version, git commit, compiler and LLVM version, and exit");
+  app.option_defaults()->always_capture_default();
   mrd::worker::OnceOptions o;
   std::string cflags;
   app.add_option("--once", o.task_path, "Task file (JSON) to measure in this process");

@@ -10,6 +10,7 @@
 
 #include "common/dag/flop_count.h"
 #include "common/ir/printer.h"
+#include "common/measure/result_json.h"
 #include "common/measure/task_file.h"
 #include "common/registry/registry.h"
 #include "common/util/error.h"
@@ -19,27 +20,9 @@ namespace {
 
 constexpr std::streamsize kMaxTaskFileBytes = 64 << 20;
 
-double mean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? 0 : s / double(v.size());
-}
-
 std::string result_line(size_t state, const measure::MeasureResult& r, double flops,
                         const measure::StageTimes* stages) {
-  nlohmann::json j;
-  j["state"] = state;
-  j["costs"] = r.costs;
-  j["error_no"] = static_cast<int>(r.error_no);
-  j["error_name"] = std::string(measure::error_name(r.error_no));
-  j["error_msg"] = r.error_msg;
-  j["all_cost"] = r.all_cost;
-  j["timestamp"] = r.timestamp;
-  j["build_seconds"] = r.build_seconds;
-  j["run_seconds"] = r.run_seconds;
-  j["cache_hit"] = r.cache_hit;
-  double m = mean(r.costs);
-  j["gflops"] = (r.error_no == measure::MeasureErrorNo::NoError && m > 0 && flops > 0) ? flops / m / 1e9 : 0.0;
+  nlohmann::json j = measure::indexed_result_json(state, r, flops);
   if (stages) {
     j["stages"] = {{"deserialize", 0.0},         {"lower", stages->lower}, {"codegen", stages->codegen},
                    {"compile", stages->compile}, {"load", stages->load},   {"run", stages->run},

@@ -74,10 +74,11 @@ TEST_CASE("measurer tune writes a log that best and plot read") {
   }
   CHECK(distinct.size() == 8);  // no state measured twice
 
-  // best: the lowest mean cost among the successful records, as its log line.
+  // best: the lowest mean cost among the successful records, with its log line.
   auto b = run_cli({"best", log, "--json"}, dir.path);
   CHECK(b.code == 0);
-  auto best = record::from_json_line(b.out.substr(0, b.out.find('\n')));
+  auto bj = nlohmann::json::parse(b.out.substr(0, b.out.find('\n')));
+  auto best = record::from_json_line(bj["record"].get<std::string>());
   double best_cost = 1e300;
   for (const auto& r : records)
     if (r.result.error_no == measure::MeasureErrorNo::NoError) {
@@ -88,6 +89,8 @@ TEST_CASE("measurer tune writes a log that best and plot read") {
   double c = 0;
   for (double x : best.result.costs) c += x;
   CHECK(c / best.result.costs.size() == Approx(best_cost));
+  CHECK(bj["mean_cost"].get<double>() == Approx(best_cost));
+  CHECK(bj["gflops"].get<double>() == Approx(2.0 * 64 * 64 * 64 / best_cost / 1e9));
   CHECK(nlohmann::json::parse(best.steps) == j["steps"]);
   auto readable = run_cli({"best", log}, dir.path);
   CHECK(readable.code == 0);

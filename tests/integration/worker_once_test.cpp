@@ -56,16 +56,16 @@ TEST_CASE("worker --once: one result line per state, errors included") {
   REQUIRE(p.exit_code == 0);
   auto lines = lines_of(p.output);
   REQUIRE(lines.size() == 3);
-  CHECK(lines[0]["error_name"] == "NO_ERROR");
+  CHECK(lines[0]["error"] == "NO_ERROR");
   CHECK(lines[0]["gflops"].get<double>() > 0);
   CHECK(lines[1]["error_no"] == 0);
-  CHECK(lines[2]["error_name"] == "INSTANTIATION_ERROR");
-  for (int i = 0; i < 3; ++i) CHECK(lines[i]["state"] == i);
+  CHECK(lines[2]["error"] == "INSTANTIATION_ERROR");
+  for (int i = 0; i < 3; ++i) CHECK(lines[i]["index"] == i);
 
   ProcessOutcome strict = worker({"--once", task, "--fail-on-error"});
   CHECK(strict.exit_code == 3);
   ProcessOutcome corrupt = worker({"--once", task, "--test-corrupt-output"});
-  CHECK(lines_of(corrupt.output).at(0)["error_name"] == "WRONG_ANSWER");
+  CHECK(lines_of(corrupt.output).at(0)["error"] == "WRONG_ANSWER");
 }
 
 TEST_CASE("worker --once: bad usage and bad task files exit with 2") {
@@ -90,7 +90,7 @@ TEST_CASE("worker --once: a call stuck past the run timeout gives RUN_TIMEOUT an
   auto lines = lines_of(p.output);
   REQUIRE(lines.size() == 2);
   for (int i = 0; i < 2; ++i) {
-    CHECK(lines[i]["state"] == i);
-    CHECK(lines[i]["error_name"] == "RUN_TIMEOUT");
+    CHECK(lines[i]["index"] == i);
+    CHECK(lines[i]["error"] == "RUN_TIMEOUT");
   }
 }

@@ -1,5 +1,6 @@
-// Naming a workload on the command line: `matmul:512,512,512,float32` is the built-in function
-// workload `matmul` with those arguments (integers, decimals and strings as written).
+// Naming a workload as the measurer command line and the client library do:
+// `matmul:512,512,512,float32` is the built-in function workload `matmul` with those arguments
+// (integers, decimals and strings as written).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-#include "client/cli/workload_spec.h"
+#include "client/lib/workload_spec.h"
 
 #include <cstdlib>
 
