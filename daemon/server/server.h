@@ -6,6 +6,7 @@
 
 #include <boost/asio.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,10 @@ class Server {
   /// Stops accepting, tells every client (SHUTTING_DOWN), stops the workers.
   void stop();
   const std::string& socket_path() const { return socket_path_; }
+  const ServerConfig& config() const { return config_; }
+  Dispatcher& dispatcher() { return dispatcher_; }
+  /// Called once when the server stops (on the event loop), before the workers stop.
+  void set_on_stop(std::function<void()> on_stop) { on_stop_ = std::move(on_stop); }
 
  private:
   void do_accept();
@@ -93,6 +98,7 @@ class Server {
   /// The socket file this daemon bound (none when systemd passed the socket).
   std::optional<SocketFileId> bound_id_;
   bool stopped_ = false;
+  std::function<void()> on_stop_;
   uint64_t next_client_ = 1;
   std::string cpu_model_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
