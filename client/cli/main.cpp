@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "client/cli/broker_options.h"
 #include "client/cli/commands.h"
 #include "client/lib/client.h"
 #include "common/proto/protocol_error.h"
@@ -131,6 +132,8 @@ int main(int argc, char** argv) {
       ->required();
   plt->add_option("-o,--output", plot.out, "SVG file to write")->capture_default_str();
   plt->add_option("--title", plot.title, "plot title (default: the log's file name)");
+
+  for (CLI::App* a : {&app, sub, status, tn}) add_broker_options(*a, common);
 
   rep->footer("Exit codes: 0 every record measured again without error; 1 some results are "
               "measure errors; 2 bad usage or unreadable log; 3 measurerd unreachable, refused "

@@ -12,6 +12,7 @@
 
 #include "client/cli/commands.h"
 #include "client/cli/daemon_measurer.h"
+#include "client/cli/measure_backend.h"
 #include "client/cli/interrupt.h"
 #include "client/cli/tvm_json.h"
 #include "client/cli/workload_spec.h"
@@ -176,10 +177,9 @@ int run_tune(const Common& common, const TuneArgs& args) {
     if (num_cores <= 0) num_cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
     return write_dry_run(args, l, *dag, num_cores);
   }
-  std::string socket = common.socket.empty() ? client::default_socket_path() : common.socket;
   {
-    client::Client probe(socket, "measurer tune");  // fail early when unreachable
-    if (num_cores <= 0) num_cores = static_cast<int>(probe.welcome().cores);
+    auto probe = open_backend(common, "measurer tune");  // fail early when unreachable
+    if (num_cores <= 0) num_cores = static_cast<int>(probe->cores());
   }
   l.task.hardware.num_cores = num_cores;
 
@@ -201,7 +201,7 @@ int run_tune(const Common& common, const TuneArgs& args) {
     std::cerr << "\n";
   }
 
-  DaemonMeasurer measurer(socket, l.task, l.options, args.log_file);
+  DaemonMeasurer measurer(common, l.task, l.options, args.log_file);
   TuneProgressLine progress(args.trials, !args.quiet);
   std::vector<tune::TuneRecord> records;
   {
