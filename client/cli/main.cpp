@@ -51,7 +51,9 @@ int main(int argc, char** argv) {
                 "mean_cost, gflops (null for an error or an unknown flop count), all_cost, "
                 "build_seconds, run_seconds, cache_hit, timing_policy, timestamp");
 
-  auto* status = app.add_subcommand("status", "Show workers, queue, throughput and cache hits.");
+  auto* status = app.add_subcommand("status",
+      "Show workers, queue, throughput and cache hits (with --broker: the broker's device keys, "
+      "their queues and nodes).");
   status->add_option("--socket", common.socket, "measurerd socket");
   status->add_flag("--json", common.json, "one JSON object");
 
