@@ -307,6 +307,13 @@ void BrokerNode::write_result(RedisConnection& c, const Outgoing& o) {
   }
   cmds.push_back({"XACK", stream_, broker::kGroup, o.entry_id});
   cmds.push_back({"XDEL", stream_, o.entry_id});
+  {
+    // The node's counters change with the result they count, in the same transaction.
+    std::lock_guard<std::mutex> lock(mutex_);
+    cmds.push_back({"HSET", broker::node_key(config_.device_key, config_.node_name), "measured",
+                    std::to_string(measured_ + o.result.has_value()), "busy",
+                    std::to_string(taken_ - 1)});
+  }
   cmds.push_back({"EXEC"});
   auto replies = c.pipeline(cmds);
   if (replies.back().is_error() || replies.back().is_nil())
