@@ -114,7 +114,7 @@ measure::MeasureOptions slow_runs() {
 
 }  // namespace
 
-TEST_CASE("broker: two nodes share one request; results in order, once, with their node") {
+TEST_CASE("broker: two nodes share one request, results in order, once, with their node") {
   RedisServer redis;
   auto a = start_node(redis, "test-key", "node-a");
   auto b = start_node(redis, "test-key", "node-b");
