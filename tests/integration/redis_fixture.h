@@ -19,7 +19,11 @@ namespace mrd::testing {
 
 class RedisServer {
  public:
-  RedisServer() : socket_((dir_.path / "redis.sock").string()) { start(); }
+  /// `extra`: more redis-server arguments (e.g. ACL users).
+  explicit RedisServer(std::vector<std::string> extra = {})
+      : socket_((dir_.path / "redis.sock").string()), extra_(std::move(extra)) {
+    start();
+  }
   ~RedisServer() {
     if (child_.running()) {
       ::kill(child_.id(), SIGTERM);
@@ -34,12 +38,12 @@ class RedisServer {
     env["NOTIFY_SOCKET"] = notify.path;
     std::string exe = bp::search_path("redis-server").string();
     REQUIRE(!exe.empty());
-    child_ = bp::child(exe,
-                       bp::args({"--port", "0", "--unixsocket", socket_, "--unixsocketperm", "700",
-                                 "--save", "", "--appendonly", "no", "--supervised", "systemd",
-                                 "--dir", dir_.path.string(), "--logfile",
-                                 (dir_.path / "redis.log").string()}),
-                       env);
+    std::vector<std::string> args = {"--port", "0", "--unixsocket", socket_, "--unixsocketperm",
+                                     "700", "--save", "", "--appendonly", "no", "--supervised",
+                                     "systemd", "--dir", dir_.path.string(), "--logfile",
+                                     (dir_.path / "redis.log").string()};
+    args.insert(args.end(), extra_.begin(), extra_.end());
+    child_ = bp::child(exe, bp::args(args), env);
     REQUIRE(notify.wait_for("READY=1"));
   }
   /// SIGKILL: the broker goes away at once, with everything it held.
@@ -49,12 +53,15 @@ class RedisServer {
   }
 
   std::string url() const { return "unix://" + socket_; }
+  const std::string& socket_path() const { return socket_; }
+  const fs::path& dir() const { return dir_.path; }
   broker::RedisEndpoint endpoint() const { return broker::parse_redis_url(url()); }
   broker::RedisConnection connect() const { return broker::RedisConnection(endpoint()); }
 
  private:
   TempDir dir_;
   std::string socket_;
+  std::vector<std::string> extra_;
   bp::child child_;
 };
 
