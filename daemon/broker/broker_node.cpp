@@ -32,6 +32,7 @@ std::string host_name() {
 
 constexpr size_t kTaskCacheSize = 16;
 constexpr std::chrono::milliseconds kBackoffMin{50}, kBackoffMax{2000};
+constexpr std::chrono::milliseconds kLoadPeriod{50};
 /// Result entries kept per result stream (approximately) and how long an idle one lives.
 constexpr const char* kResultStreamMax = "100000";
 constexpr const char* kKeyLifetime = "86400";
@@ -43,7 +44,9 @@ BrokerNode::BrokerNode(boost::asio::io_context& io, NodeConfig config, NodeConte
       config_(std::move(config)),
       ctx_(ctx),
       stream_(broker::jobs_stream(config_.device_key)),
-      heartbeat_period_(std::clamp<int64_t>(static_cast<int64_t>(config_.claim_idle * 250), 50, 2000)) {
+      heartbeat_period_(
+          std::clamp<int64_t>(static_cast<int64_t>(config_.claim_idle * 250), 50, 2000)),
+      load_timer_(io) {
   limits_.limits.max_states = ctx_.max_states;
   limits_.max_body = ctx_.max_body;
 }
@@ -69,6 +72,7 @@ void BrokerNode::start() {
     spdlog::warn("node {}: {}; local clients are served, joining the broker in the background",
                  config_.node_name, e.what());
   }
+  boost::asio::post(io_, [this] { watch_load(); });
   reader_ = std::thread([this] { read_loop(); });
   writer_ = std::thread([this] { write_loop(); });
 }
@@ -94,6 +98,29 @@ void BrokerNode::stop() {
     spdlog::info("node {}: stopped with {} jobs unanswered; other nodes take them over after "
                  "{} s",
                  config_.node_name, left, config_.claim_idle);
+}
+
+void BrokerNode::stop_taking() {
+  loop_stopped_ = true;
+  load_timer_.cancel();
+}
+
+void BrokerNode::watch_load() {
+  if (loop_stopped_) return;
+  auto st = ctx_.dispatcher->stats();
+  size_t all = st.queued + st.in_flight;
+  size_t local = all > on_loop_ ? all - on_loop_ : 0;
+  bool freed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    freed = local < local_load_;
+    local_load_ = local;
+  }
+  if (freed) reader_cv_.notify_all();
+  load_timer_.expires_after(kLoadPeriod);
+  load_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) watch_load();
+  });
 }
 
 bool BrokerNode::pause(std::chrono::milliseconds delay) {
@@ -123,9 +150,10 @@ void BrokerNode::read_loop() {
     size_t free = 0;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      reader_cv_.wait(lock, [this] { return stopping_ || taken_ < ctx_.workers; });
+      reader_cv_.wait(lock,
+                      [this] { return stopping_ || taken_ + local_load_ < ctx_.workers; });
       if (stopping_) break;
-      free = ctx_.workers - taken_;
+      free = ctx_.workers - taken_ - local_load_;
     }
     try {
       if (!conn) {
@@ -272,7 +300,9 @@ void BrokerNode::run_on_loop(std::string entry_id, broker::JobEntry job,
   req.states = {job.state};
   req.options = job.options;
   RequestSink sink;
+  ++on_loop_;
   sink.on_result = [this, entry_id, route = job](uint32_t, const measure::MeasureResult& r) {
+    --on_loop_;
     broker::ResultEntry res{route.request, route.index, config_.node_name, r};
     answer({entry_id, route.reply, std::move(res)});
   };

@@ -1,12 +1,11 @@
 // A measurerd that is also a node of a broker. Two threads talk to the broker, so that the
 // event loop never waits on it: the reader takes jobs from the consumer group of the device
 // key's stream — jobs of silent nodes first (XAUTOCLAIM), then new ones (XREADGROUP) — only
-// while fewer jobs are taken than there are workers; the writer sends each result to its
-// requester's stream and acknowledges the job in one transaction, beats the node's heartbeat
-// and renews the idle time of the jobs it holds. The jobs themselves go through the daemon's
-// dispatcher, on the event loop, as requests of one more client, so local clients and the
-// broker share the workers round robin. A lost broker is retried with back-off by each
-// thread; local clients never notice.
+// for workers that neither its jobs nor local clients' inputs occupy; the writer sends each
+// result to its requester's stream and acknowledges the job in one transaction, beats the
+// node's heartbeat and renews the idle time of the jobs it holds. The jobs themselves go
+// through the daemon's dispatcher, on the event loop, as requests of one more client. A lost
+// broker is retried with back-off by each thread; local clients never notice.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -54,7 +53,7 @@ class BrokerNode {
   /// after claim_idle).
   void stop();
   /// On the event loop, when the daemon stops: jobs read from now on are not started.
-  void stop_taking() { loop_stopped_ = true; }
+  void stop_taking();
 
   /// The dispatcher's client id of the broker's jobs.
   static constexpr uint64_t kClientId = UINT64_MAX;
@@ -83,6 +82,9 @@ class BrokerNode {
                     const std::string& message);
   void write_result(broker::RedisConnection& c, const Outgoing& o);
   void heartbeat(broker::RedisConnection& c, bool stopped);
+  /// On the event loop, every kLoadPeriod: how many inputs of local clients wait or run, so
+  /// that the node takes jobs only for workers local clients leave free.
+  void watch_load();
   /// Waits `delay` or until stop(); false when stopping.
   bool pause(std::chrono::milliseconds delay);
 
@@ -99,6 +101,7 @@ class BrokerNode {
   std::condition_variable writer_cv_;
   bool stopping_ = false;
   size_t taken_ = 0;                 ///< jobs taken and not yet answered
+  size_t local_load_ = 0;            ///< inputs of local clients queued or on workers
   std::set<std::string> held_ids_;   ///< their entry ids, renewed with each heartbeat
   std::deque<Outgoing> out_;
   uint64_t measured_ = 0;
@@ -106,6 +109,8 @@ class BrokerNode {
 
   std::map<std::string, std::shared_ptr<const std::string>> task_cache_;  // reader thread only
   uint64_t next_request_ = 1;                                             // event loop only
+  size_t on_loop_ = 0;  ///< event loop only: jobs in the dispatcher
+  boost::asio::steady_timer load_timer_;
   std::atomic<bool> loop_stopped_{false};
   std::thread reader_;
   std::thread writer_;
