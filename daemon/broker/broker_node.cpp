@@ -374,8 +374,10 @@ void BrokerNode::heartbeat(RedisConnection& c, bool stopped) {
   cmds.push_back({"SADD", broker::kDevicesKey, config_.device_key});
   if (!held.empty() && !stopped) {
     // Renews the idle time of the jobs this node holds, without counting a delivery, so that
-    // no other node takes them over while this one lives.
-    broker::RedisArgs claim{"XCLAIM", stream_, broker::kGroup, config_.node_name, "0"};
+    // no other node takes them over while this one lives. Entries idle for less than half a
+    // period were just claimed by another node (this one stalled past claim_idle): left to it.
+    broker::RedisArgs claim{"XCLAIM", stream_, broker::kGroup, config_.node_name,
+                            std::to_string(heartbeat_period_.count() / 2)};
     claim.insert(claim.end(), held.begin(), held.end());
     claim.push_back("JUSTID");
     cmds.push_back(std::move(claim));
