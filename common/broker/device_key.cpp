@@ -33,8 +33,8 @@ std::string slug(const std::string& s) {
       out += '-';
     }
   }
-  while (!out.empty() && out.back() == '-') out.pop_back();
   if (out.size() > 80) out.resize(80);
+  while (!out.empty() && out.back() == '-') out.pop_back();
   return out.empty() ? "unknown-cpu" : out;
 }
 
