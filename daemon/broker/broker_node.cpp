@@ -33,6 +33,9 @@ std::string host_name() {
 constexpr size_t kTaskCacheSize = 16;
 constexpr std::chrono::milliseconds kBackoffMin{50}, kBackoffMax{2000};
 constexpr std::chrono::milliseconds kLoadPeriod{50};
+/// How often a node forgets the consumers of nodes gone for kForgetConsumerMs.
+constexpr std::chrono::minutes kPrunePeriod{10};
+constexpr long long kForgetConsumerMs = 3600 * 1000;
 /// Result entries kept per result stream (approximately) and how long an idle one lives.
 constexpr const char* kResultStreamMax = "100000";
 constexpr const char* kKeyLifetime = "86400";
@@ -385,10 +388,32 @@ void BrokerNode::heartbeat(RedisConnection& c, bool stopped) {
   c.pipeline(cmds);
 }
 
+void BrokerNode::forget_gone_consumers(RedisConnection& c) {
+  RedisReply list = c.command({"XINFO", "CONSUMERS", stream_, broker::kGroup});
+  for (const auto& consumer : list.elements) {
+    std::string name;
+    long long pending = -1, idle = 0;
+    for (size_t i = 0; i + 1 < consumer.elements.size(); i += 2) {
+      const std::string& k = consumer.elements[i].str;
+      const RedisReply& v = consumer.elements[i + 1];
+      if (k == "name") name = v.str;
+      if (k == "pending") pending = v.integer;
+      if (k == "idle") idle = v.integer;
+    }
+    // A live node reads at least every second; one silent for an hour holding no job is gone.
+    if (name.empty() || name == config_.node_name || pending != 0 || idle < kForgetConsumerMs)
+      continue;
+    c.command({"XGROUP", "DELCONSUMER", stream_, broker::kGroup, name});
+    spdlog::info("node {}: forgot consumer {} (silent for {} s, no job held)", config_.node_name,
+                 name, idle / 1000);
+  }
+}
+
 void BrokerNode::write_loop() {
   std::unique_ptr<RedisConnection> conn;
   auto backoff = kBackoffMin;
   auto next_beat = std::chrono::steady_clock::now();
+  auto next_prune = next_beat + kPrunePeriod;
   for (;;) {
     bool stop;
     {
@@ -402,6 +427,10 @@ void BrokerNode::write_loop() {
       if (stop || std::chrono::steady_clock::now() >= next_beat) {
         heartbeat(*conn, stop);
         next_beat = std::chrono::steady_clock::now() + heartbeat_period_;
+      }
+      if (std::chrono::steady_clock::now() >= next_prune) {
+        forget_gone_consumers(*conn);
+        next_prune = std::chrono::steady_clock::now() + kPrunePeriod;
       }
       for (;;) {
         Outgoing o;

@@ -82,6 +82,8 @@ class BrokerNode {
                     const std::string& message);
   void write_result(broker::RedisConnection& c, const Outgoing& o);
   void heartbeat(broker::RedisConnection& c, bool stopped);
+  /// Deletes the group's consumers that hold no job and were silent for an hour (nodes gone).
+  void forget_gone_consumers(broker::RedisConnection& c);
   /// On the event loop, every kLoadPeriod: how many inputs of local clients wait or run, so
   /// that the node takes jobs only for workers local clients leave free.
   void watch_load();

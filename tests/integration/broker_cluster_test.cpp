@@ -193,6 +193,15 @@ TEST_CASE("broker: a broker restart mid-request loses no result and doubles none
                          slow_runs(), seen);
   seen.wait_for_count(3);
   redis.kill();  // every key is lost: the client sends the unanswered jobs again
+  {
+    // Without its broker the node still serves its local clients.
+    client::Client local(a->socket());
+    std::vector<MeasureResult> got;
+    local.measure(matmul_task(16), {"[]"}, quick_options(),
+                  [&](uint32_t, const MeasureResult& r) { got.push_back(r); });
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].error_no == MeasureErrorNo::NoError);
+  }
   redis.start();
   t.join();
   REQUIRE(seen.error.empty());
