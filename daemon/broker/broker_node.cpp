@@ -174,7 +174,9 @@ void BrokerNode::read_loop() {
       RedisReply claimed = conn->command({"XAUTOCLAIM", stream_, broker::kGroup, config_.node_name,
                                           claim_ms, "0-0", "COUNT", std::to_string(free)});
       if (claimed.is_error()) {
-        ensure_group(*conn);  // NOGROUP: the broker lost its data (restart without persistence)
+        if (claimed.str.find("NOGROUP") == std::string::npos)
+          throw BrokerError("XAUTOCLAIM refused (Redis 6.2 or later is needed): " + claimed.str);
+        ensure_group(*conn);  // the broker lost its data (a restart without persistence)
         continue;
       }
       auto entries = broker::stream_entries(claimed.at(1));
@@ -184,6 +186,8 @@ void BrokerNode::read_loop() {
         read = conn->command({"XREADGROUP", "GROUP", broker::kGroup, config_.node_name, "COUNT",
                               std::to_string(free), "BLOCK", block_ms, "STREAMS", stream_, ">"});
         if (read.is_error()) {
+          if (read.str.find("NOGROUP") == std::string::npos)
+            throw BrokerError("XREADGROUP refused: " + read.str);
           ensure_group(*conn);
           continue;
         }
