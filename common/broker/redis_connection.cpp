@@ -1,9 +1,12 @@
 #include "common/broker/redis_connection.h"
 
 #include <hiredis.h>
+#include <signal.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <cmath>
+#include <ctime>
 
 namespace mrd::broker {
 namespace {
@@ -44,6 +47,39 @@ RedisReply convert(const redisReply* r) {
   }
   return out;
 }
+
+/// hiredis writes with write(): to a broker that went away that raises SIGPIPE, which would end
+/// a client program that does not ignore it. While one lives, SIGPIPE is blocked in this thread,
+/// and one raised meanwhile is consumed, so the write fails with EPIPE instead.
+class SigpipeBlock {
+ public:
+  SigpipeBlock() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    blocked_ = pthread_sigmask(SIG_BLOCK, &pipe_, &old_) == 0;
+  }
+  ~SigpipeBlock() {
+    if (!blocked_) return;
+    sigset_t pending;
+    sigpending(&pending);
+    if (!was_pending_ && sigismember(&pending, SIGPIPE) == 1) {
+      timespec zero{0, 0};
+      while (sigtimedwait(&pipe_, nullptr, &zero) < 0 && errno == EINTR) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeBlock(const SigpipeBlock&) = delete;
+  SigpipeBlock& operator=(const SigpipeBlock&) = delete;
+
+ private:
+  sigset_t pipe_{}, old_{};
+  bool was_pending_ = false;
+  bool blocked_ = false;
+};
 
 }  // namespace
 
@@ -87,6 +123,7 @@ RedisReply RedisConnection::command(const RedisArgs& args) {
 
 std::vector<RedisReply> RedisConnection::pipeline(const std::vector<RedisArgs>& commands) {
   if (ctx_->err) fail("connection lost");
+  SigpipeBlock no_sigpipe;
   for (const auto& args : commands) {
     std::vector<const char*> argv;
     std::vector<size_t> lens;

@@ -69,8 +69,21 @@ struct Seen {
   }
 };
 
+/// A thread joined at destruction, so that a failed REQUIRE in the test unwinds to a report
+/// instead of std::terminate (the measurement ends: its nodes outlive it, or its broker
+/// reconnection gives up).
+struct Joining {
+  std::thread thread;
+  Joining(std::thread t) : thread(std::move(t)) {}
+  Joining(Joining&&) = default;
+  ~Joining() {
+    if (thread.joinable()) thread.join();
+  }
+  void join() { thread.join(); }
+};
+
 /// Measures on a thread; `seen` records everything.
-std::thread measure_async(client::BrokerOptions o, measure::Task task,
+Joining measure_async(client::BrokerOptions o, measure::Task task,
                           std::vector<std::string> st, measure::MeasureOptions opt, Seen& seen) {
   return std::thread([o = std::move(o), task, st, opt, &seen] {
     try {
