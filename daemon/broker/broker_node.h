@@ -74,7 +74,7 @@ class BrokerNode {
   /// are gone or do not match their hash.
   std::shared_ptr<const std::string> fetch_task(broker::RedisConnection& c, const std::string& hash,
                                                 std::string& error);
-  /// On the event loop: checks the job as a session checks a request and submits it.
+  /// On the event loop: checks the job as a socket request is checked, and submits it.
   void run_on_loop(std::string entry_id, broker::JobEntry job,
                    std::shared_ptr<const std::string> task);
   void answer(Outgoing o);
