@@ -17,6 +17,8 @@
 
 #include "common/util/error.h"
 #include "common/util/version_text.h"
+#include "daemon/broker/node_options.h"
+#include "daemon/broker/node_start.h"
 #include "daemon/server/host_info.h"
 #include "daemon/server/logging.h"
 #include "daemon/server/server.h"
@@ -192,6 +194,8 @@ int main(int argc, char** argv) {
   app.add_flag("--foreground", foreground,
                "run in the foreground (always the case; accepted for "
                "scripts)");
+  daemon::NodeConfig node_config;
+  daemon::add_node_options(app, node_config);
   // Every long option above may also be set in the configuration file, as `name = value`
   // lines without the dashes; the command line wins over the file.
   app.set_config("--config", kDefaultConfigFile,
@@ -219,6 +223,7 @@ int main(int argc, char** argv) {
     raise_open_file_limit();
     for (const auto& u : allow_uids) config.allow.uids.push_back(daemon::resolve_uid(u));
     for (const auto& g : allow_gids) config.allow.gids.push_back(daemon::resolve_gid(g));
+    daemon::finish_node_config(node_config);
     make_private_dir(config.pool.cache_dir);
     MRD_USER_CHECK(::access(config.pool.worker_path.c_str(), X_OK) == 0,
                    "worker program not executable: ", config.pool.worker_path);
@@ -229,7 +234,9 @@ int main(int argc, char** argv) {
     server.start();
     spdlog::info("measurerd started: pid {}, {} workers, cache {}", getpid(), config.pool.size,
                  config.pool.cache_dir);
+    auto node = daemon::start_node(io, server, node_config);
     io.run();
+    if (node) node->stop();
     if (!server.failure().empty()) {
       spdlog::error("measurerd could not start: {}", server.failure());
       return 1;

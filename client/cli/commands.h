@@ -20,6 +20,11 @@ enum ExitCode : int {
 struct Common {
   std::string socket;  ///< empty: the default path
   bool json = false;
+  /// Measure on the nodes of a broker instead of one measurerd (submit, tune, status).
+  std::string broker;  ///< URL; empty: the local measurerd
+  std::string broker_password_file;
+  std::string device_key;  ///< empty: this machine's
+  size_t broker_window = 32;
 };
 
 struct SubmitArgs {
@@ -64,6 +69,7 @@ struct PlotArgs {
 
 int run_submit(const Common& common, const SubmitArgs& args);
 int run_status(const Common& common);
+int run_broker_status(const Common& common);
 int run_workloads(const Common& common);
 int run_replay(const Common& common, const ReplayArgs& args);
 int run_tune(const Common& common, const TuneArgs& args);

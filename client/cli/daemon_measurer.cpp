@@ -1,13 +1,14 @@
 #include "client/cli/daemon_measurer.h"
 
+#include "client/lib/client.h"
 #include "common/record/record.h"
 #include "common/schedule/transform_steps.h"
 
 namespace mrd::cli {
 
-DaemonMeasurer::DaemonMeasurer(std::string socket_path, measure::Task task,
+DaemonMeasurer::DaemonMeasurer(Common common, measure::Task task,
                                measure::MeasureOptions options, std::string log_path)
-    : socket_path_(std::move(socket_path)),
+    : common_(std::move(common)),
       task_(std::move(task)),
       task_bytes_(measure::task_to_binary(task_)),
       options_(options),
@@ -29,13 +30,14 @@ std::vector<measure::MeasureResult> DaemonMeasurer::measure(
   results.reserve(batch.size());
   bool gap = false;  // a cancelled result ended the prefix returned to the tuner
   try {
-    client::Client* c = nullptr;
+    MeasureBackend* c = nullptr;
     {
       std::lock_guard<std::mutex> lock(client_mutex_);
-      if (!client_) client_ = std::make_unique<client::Client>(socket_path_, "measurer tune");
+      if (!client_) client_ = open_backend(common_, "measurer tune");
       c = client_.get();
     }
-    c->measure(task_bytes_, states, options_, [&](uint32_t i, const measure::MeasureResult& r) {
+    c->measure(task_bytes_, states, options_,
+               [&](uint32_t i, const measure::MeasureResult& r, const std::string&) {
       if (i >= states.size()) return;
       if (client::is_cancelled(r)) {
         gap = true;

@@ -1,4 +1,4 @@
-// The tuner's Measurer over measurerd: each batch goes to the daemon as one request; every
+// The tuner's Measurer over measurerd (or a broker's nodes, with --broker): each batch goes to the daemon as one request; every
 // result is appended to the record log as it arrives. When the daemon goes away, the connection
 // breaks or a request is refused, measure() returns only the results received (a prefix of the
 // batch, never invented error results), failure() says why, and the tuner stops: nothing more
@@ -11,7 +11,8 @@
 #include <mutex>
 #include <string>
 
-#include "client/lib/client.h"
+#include "client/cli/commands.h"
+#include "client/cli/measure_backend.h"
 #include "client/tune/tuner.h"
 #include "common/measure/task.h"
 
@@ -21,7 +22,7 @@ class DaemonMeasurer : public tune::Measurer {
  public:
   /// `task` is what the records name (its hardware num_cores should be the tuner's);
   /// `log_path` empty: no log.
-  DaemonMeasurer(std::string socket_path, measure::Task task, measure::MeasureOptions options,
+  DaemonMeasurer(Common common, measure::Task task, measure::MeasureOptions options,
                  std::string log_path);
 
   std::vector<measure::MeasureResult> measure(const std::vector<tune::Candidate>& batch) override;
@@ -39,13 +40,13 @@ class DaemonMeasurer : public tune::Measurer {
   size_t measured() const { return measured_; }
 
  private:
-  std::string socket_path_;
+  Common common_;
   measure::Task task_;
   std::string task_bytes_;
   measure::MeasureOptions options_;
   std::string log_path_;
   std::mutex client_mutex_;  // guards client_ against interrupt()
-  std::unique_ptr<client::Client> client_;
+  std::unique_ptr<MeasureBackend> client_;
   std::atomic<bool> interrupted_{false};
   std::string failure_;
   std::string log_error_;

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "client/cli/broker_options.h"
 #include "client/cli/commands.h"
 #include "client/cli/usage_hints.h"
 #include "client/lib/client.h"
@@ -64,7 +65,9 @@ int main(int argc, char** argv) {
                 "flop count), all_cost, build_seconds, run_seconds, cache_hit, timing_policy, "
                 "timestamp; proto-docs/task-format.md)");
 
-  auto* status = app.add_subcommand("status", "Show workers, queue, throughput and cache hits.");
+  auto* status = app.add_subcommand("status",
+      "Show workers, queue, throughput and cache hits (with --broker: the broker's device keys, "
+      "their queues and nodes).");
   status->add_option("--socket", common.socket, socket_help);
   status->add_flag("--json", common.json, "one JSON object");
 
@@ -153,6 +156,8 @@ int main(int argc, char** argv) {
       ->required();
   plt->add_option("-o,--output", plot.out, "SVG file to write")->capture_default_str();
   plt->add_option("--title", plot.title, "plot title (default: the log's file name)");
+
+  for (CLI::App* a : {&app, sub, status, tn}) add_broker_options(*a, common);
 
   rep->footer("Examples:\n"
               "  measurer replay mm.log\n"

@@ -8,6 +8,7 @@
 namespace mrd::cli {
 
 int run_status(const Common& common) {
+  if (!common.broker.empty()) return run_broker_status(common);
   client::Client c(common.socket.empty() ? client::default_socket_path() : common.socket);
   auto s = c.status();
   const auto& w = c.welcome();

@@ -8,6 +8,7 @@
 
 #include "client/cli/commands.h"
 #include "client/cli/interrupt.h"
+#include "client/cli/measure_backend.h"
 #include "client/cli/output.h"
 #include "client/lib/client.h"
 #include "client/lib/workload_spec.h"
@@ -60,10 +61,11 @@ int run_submit(const Common& common, const SubmitArgs& args) {
     std::cerr << "measurer: " << e.what() << "\n";
     return kUsage;
   }
-  client::Client c(common.socket.empty() ? client::default_socket_path() : common.socket);
+  auto backend = open_backend(common, "measurer");
+  MeasureBackend& c = *backend;
   measure::Task record_task = tf.task;
   if (record_task.hardware.num_cores == 0)
-    record_task.hardware.num_cores = static_cast<int>(c.welcome().cores);
+    record_task.hardware.num_cores = static_cast<int>(c.cores());
   double flops = task_flops(tf.task);
 
   Progress progress(tf.states.size(), !args.quiet);
@@ -76,17 +78,20 @@ int run_submit(const Common& common, const SubmitArgs& args) {
       if (c.cancel())
         std::cerr << "\nmeasurer: cancelling the request (Ctrl-C again to quit at once)\n";
     });
-    c.measure(tf.task, tf.states, tf.options, [&](uint32_t i, const measure::MeasureResult& r) {
+    auto on_result = [&](uint32_t i, const measure::MeasureResult& r, const std::string& node) {
       ++done;
       errors += r.error_no != measure::MeasureErrorNo::NoError;
       bool was_cancelled = client::is_cancelled(r);
       if (was_cancelled) cancelled.push_back(i);
       progress.clear();
       // The table leaves cancelled states to the summary; --json has every result.
-      if (common.json)
-        std::cout << measure::indexed_result_json(i, r, flops).dump() << "\n";
-      else if (!was_cancelled)
-        std::cout << table_row(i, r, flops) << "\n";
+      if (common.json) {
+        auto j = measure::indexed_result_json(i, r, flops);
+        if (!node.empty()) j["node"] = node;
+        std::cout << j.dump() << "\n";
+      } else if (!was_cancelled) {
+        std::cout << table_row(i, r, flops) << (node.empty() ? "" : "  @" + node) << "\n";
+      }
       std::cout.flush();
       // A cancelled input was never measured: it is no record.
       if (!args.log_file.empty() && log_error.empty() && !was_cancelled) {
@@ -97,7 +102,8 @@ int run_submit(const Common& common, const SubmitArgs& args) {
         }
       }
       progress.update(done, errors);
-    });
+    };
+    c.measure(measure::task_to_binary(tf.task), tf.states, tf.options, on_result);
   }
   progress.finish();
   if (!log_error.empty()) {
@@ -115,7 +121,7 @@ int run_submit(const Common& common, const SubmitArgs& args) {
   }
   if (!common.json)
     std::cerr << done << " measured, " << errors << " with errors (timing policy "
-              << measure::timing_policy_name(c.welcome().policy) << ")\n";
+              << c.policy_name() << ")\n";
   return errors ? kMeasureErrors : kOk;
 }
 

@@ -12,6 +12,7 @@
 
 #include "client/cli/commands.h"
 #include "client/cli/daemon_measurer.h"
+#include "client/cli/measure_backend.h"
 #include "client/cli/interrupt.h"
 #include "client/cli/progress_display.h"
 #include "client/cli/tvm_json.h"
@@ -146,10 +147,9 @@ int run_tune(const Common& common, const TuneArgs& args) {
     if (num_cores <= 0) num_cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
     return write_dry_run(args, l, *dag, num_cores);
   }
-  std::string socket = common.socket.empty() ? client::default_socket_path() : common.socket;
   {
-    client::Client probe(socket, "measurer tune");  // fail early when unreachable
-    if (num_cores <= 0) num_cores = static_cast<int>(probe.welcome().cores);
+    auto probe = open_backend(common, "measurer tune");  // fail early when unreachable
+    if (num_cores <= 0) num_cores = static_cast<int>(probe->cores());
   }
   l.task.hardware.num_cores = num_cores;
 
@@ -177,7 +177,7 @@ int run_tune(const Common& common, const TuneArgs& args) {
   tune::Tuner tuner(*dag, {args.trials, args.batch, args.seed, num_cores}, progress.get());
   tuner.add_history(history);
 
-  DaemonMeasurer measurer(socket, l.task, l.options, args.log_file);
+  DaemonMeasurer measurer(common, l.task, l.options, args.log_file);
   std::vector<tune::TuneRecord> records;
   {
     InterruptWatcher interrupt([&measurer] {

@@ -254,6 +254,7 @@ void Server::stop() {
   if (stopped_) return;
   stopped_ = true;
   sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+  if (on_stop_) on_stop_();
   boost::system::error_code ec;
   acceptor_.close(ec);
   signals_.cancel(ec);

@@ -8,6 +8,7 @@
 
 #include <boost/asio.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,6 +52,10 @@ class Server {
   /// Why the daemon could not start (it stopped before READY), empty otherwise.
   const std::string& failure() const { return failure_; }
   const std::string& socket_path() const { return socket_path_; }
+  const ServerConfig& config() const { return config_; }
+  Dispatcher& dispatcher() { return dispatcher_; }
+  /// Called once when the server stops (on the event loop), before the workers stop.
+  void set_on_stop(std::function<void()> on_stop) { on_stop_ = std::move(on_stop); }
 
  private:
   void do_accept();
@@ -102,6 +107,7 @@ class Server {
   std::optional<SocketFileId> bound_id_;
   bool stopped_ = false;
   std::string failure_;
+  std::function<void()> on_stop_;
   uint64_t next_client_ = 1;
   std::string cpu_model_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

@@ -9,6 +9,7 @@
 Standard library only. The TVM adapters are in ``measurerd.tvm`` (imported only when TVM is).
 """
 
+from .broker import BrokerClient, local_device_key
 from .client import CANCELLED_MESSAGE, Client, default_socket_path
 from .errors import (ConnectError, DaemonGone, MeasurerdError, PeerNotAllowed, ProtocolError,
                      RequestRefused, ServerError, ShuttingDown)
@@ -21,10 +22,11 @@ from .wire import (ErrorCode, MeasureErrorNo, MeasureOptions, MeasureResult, Sta
 __version__ = "0.1.0"
 
 __all__ = [
-    "CANCELLED_MESSAGE", "Client", "ConnectError", "DEFAULT_TARGET", "DaemonGone", "ErrorCode",
+    "BrokerClient", "CANCELLED_MESSAGE", "Client", "ConnectError", "DEFAULT_TARGET", "DaemonGone", "ErrorCode",
     "FunctionWorkload", "HardwareParams", "MeasureErrorNo", "MeasureOptions", "MeasureResult",
     "MeasurerdError", "PeerNotAllowed", "ProtocolError", "Record", "RecordError",
     "RequestRefused", "ServerError", "ShuttingDown", "Status", "Task", "TensorWorkload", "TimingPolicy", "Welcome",
-    "append_records", "best_records", "default_socket_path", "make_record", "read_records",
+    "append_records", "best_records", "default_socket_path", "local_device_key", "make_record",
+    "read_records",
     "task_to_binary",
 ]
