@@ -12,7 +12,7 @@
 #include "common/broker/broker_keys.h"
 #include "common/broker/device_key.h"
 #include "common/proto/protocol_error.h"
-#include "common/util/md5.h"
+#include "common/util/sha256.h"
 
 namespace mrd::client {
 
@@ -145,7 +145,7 @@ proto::RequestDone BrokerClient::measure(const std::string& task_bytes,
 
   Request r;
   r.key = requester_ + ":" + std::to_string(next_request_++);
-  r.task_hash = md5_hex(task_bytes);
+  r.task_hash = sha256_hex(task_bytes);
   r.task_bytes = &task_bytes;
   r.states = &states;
   r.options = options;

@@ -47,8 +47,8 @@ void check_request_key(const std::string& key) {
   if (!ok) throw ProtocolError(ErrorCode::MalformedBody, "bad request key");
 }
 
-bool is_md5_hex(const std::string& s) {
-  return s.size() == 32 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+bool is_sha256_hex(const std::string& s) {
+  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 }  // namespace
@@ -91,8 +91,8 @@ JobEntry parse_job_route(const RedisReply& fields, const EntryLimits& limits) {
 void parse_job_body(const RedisReply& fields, const EntryLimits& limits, JobEntry& job) {
   const std::string* v = field(fields, "v");
   if (!v || *v != "1") throw ProtocolError(ErrorCode::MalformedBody, "unknown job version");
-  job.task_hash = need(fields, "task", 32);
-  if (!is_md5_hex(job.task_hash))
+  job.task_hash = need(fields, "task", 64);
+  if (!is_sha256_hex(job.task_hash))
     throw ProtocolError(ErrorCode::MalformedBody, "task is not an MD5 hex digest");
   auto req = proto::decode<proto::MeasureRequest>(need(fields, "body", limits.max_body),
                                                   limits.limits);

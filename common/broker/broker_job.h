@@ -22,7 +22,7 @@ struct JobEntry {
   std::string request;  ///< "<requester>:<serial>", unique per request
   std::string reply;    ///< the requester's result stream
   uint32_t index = 0;   ///< the state's index in its request
-  std::string task_hash;  ///< MD5 hex of the task bytes
+  std::string task_hash;  ///< SHA-256 hex of the task bytes
   std::string state;      ///< JSON text of the transform steps
   measure::MeasureOptions options;
 };

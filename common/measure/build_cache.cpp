@@ -11,7 +11,7 @@
 #include <fstream>
 #include <random>
 
-#include "common/measure/sha256.h"
+#include "common/util/sha256.h"
 #include "common/util/error.h"
 
 namespace mrd::measure {

@@ -1,12 +1,14 @@
 #include "common/util/sha256.h"
 
-#include <cstring>
+#include <array>
+#include <cstdint>
+
+#include "common/util/hash_padding.h"
 
 namespace mrd {
-
 namespace {
 
-constexpr uint32_t kRound[64] = {
+constexpr std::array<uint32_t, 64> kRound = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
     0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -16,9 +18,9 @@ constexpr uint32_t kRound[64] = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
-uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
-void compress(uint32_t state[8], const uint8_t block[64]) {
+void compress(std::array<uint32_t, 8>& h, const unsigned char* block) {
   uint32_t w[64];
   for (int i = 0; i < 16; ++i) {
     w[i] = uint32_t(block[4 * i]) << 24 | uint32_t(block[4 * i + 1]) << 16 |
@@ -29,52 +31,35 @@ void compress(uint32_t state[8], const uint8_t block[64]) {
     uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
     w[i] = w[i - 16] + s0 + w[i - 7] + s1;
   }
-  uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
-  uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+  uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
   for (int i = 0; i < 64; ++i) {
-    uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
+    uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
     uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
+    k = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
   }
-  state[0] += a;
-  state[1] += b;
-  state[2] += c;
-  state[3] += d;
-  state[4] += e;
-  state[5] += f;
-  state[6] += g;
-  state[7] += h;
+  h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
 }  // namespace
 
-std::array<uint8_t, 32> sha256(std::string_view bytes) {
-  uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
-  size_t n = bytes.size();
-  for (; n >= 64; n -= 64, p += 64) compress(state, p);
-  // The tail, a 1 bit, zeros, and the length in bits, big-endian, in one or two blocks.
-  uint8_t last[128] = {};
-  std::memcpy(last, p, n);
-  last[n] = 0x80;
-  size_t blocks = n + 9 <= 64 ? 1 : 2;
-  uint64_t bits = static_cast<uint64_t>(bytes.size()) * 8;
-  for (int i = 0; i < 8; ++i) last[blocks * 64 - 1 - i] = static_cast<uint8_t>(bits >> (8 * i));
-  for (size_t i = 0; i < blocks; ++i) compress(state, last + 64 * i);
+std::array<uint8_t, 32> sha256(std::string_view data) {
+  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  for_each_padded_block(data, LengthOrder::BigEndian,
+                        [&](const unsigned char* block) { compress(h, block); });
   std::array<uint8_t, 32> out;
   for (int i = 0; i < 8; ++i) {
-    out[4 * i] = static_cast<uint8_t>(state[i] >> 24);
-    out[4 * i + 1] = static_cast<uint8_t>(state[i] >> 16);
-    out[4 * i + 2] = static_cast<uint8_t>(state[i] >> 8);
-    out[4 * i + 3] = static_cast<uint8_t>(state[i]);
+    for (int b = 0; b < 4; ++b) out[4 * i + b] = static_cast<uint8_t>(h[i] >> (24 - 8 * b));
+  }
+  return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (uint8_t byte : sha256(data)) {
+    out += digits[byte >> 4];
+    out += digits[byte & 15];
   }
   return out;
 }

@@ -9,7 +9,7 @@
 #include "common/measure/measure_types.h"
 #include "common/proto/codec.h"
 #include "common/proto/protocol_error.h"
-#include "common/util/md5.h"
+#include "common/util/sha256.h"
 
 namespace mrd::daemon {
 
@@ -281,7 +281,7 @@ std::shared_ptr<const std::string> BrokerNode::fetch_task(RedisConnection& c,
     error = "task of " + std::to_string(r.str.size()) + " bytes exceeds the node's --max-body";
     return nullptr;
   }
-  if (md5_hex(r.str) != hash) {
+  if (sha256_hex(r.str) != hash) {
     error = "the task bytes at " + broker::task_key(hash) + " do not match their hash";
     return nullptr;
   }

@@ -219,7 +219,10 @@ TEST_CASE("broker: a broker restart mid-request loses no result and doubles none
   t.join();
   REQUIRE(seen.error.empty());
   check_exactly_once(seen, 10);
-  for (const auto& r : seen.results) CHECK(r.error_no == MeasureErrorNo::NoError);
+  for (const auto& r : seen.results) {
+    INFO(r.error_msg);
+    CHECK(r.error_no == MeasureErrorNo::NoError);
+  }
   CHECK(a->log().find("reachable again") != std::string::npos);
 }
 

@@ -5,7 +5,7 @@
         results = c.measure(["matmul", 64, 64, 64, "float32"], [[], [["SP", 2, 0, 64, [8], 1]]])
         print([(r.mean_cost, node) for r, node in zip(results, c.last_nodes)])
 
-The task bytes go once to mrd:task:<md5>, each state as a job entry on mrd:jobs:<device-key>,
+The task bytes go once to mrd:task:<sha256>, each state as a job entry on mrd:jobs:<device-key>,
 at most `window` unanswered at a time (fair sharing between requesters); results come back on
 this client's own result stream, in state order, exactly once per state. A lost broker is
 reconnected for `reconnect_timeout` seconds; a restarted one (its run_id changed) gets the task
@@ -149,7 +149,7 @@ class BrokerClient:
                                % (self.device_key, self.endpoint.text()))
         req = "%s:%d" % (self.requester, self._serial)
         self._serial += 1
-        task_hash = hashlib.md5(task_bytes).hexdigest()
+        task_hash = hashlib.sha256(task_bytes).hexdigest()
         reply = "mrd:results:" + self.requester
         stream = "mrd:jobs:" + self.device_key
         waiting, unconfirmed = set(), set()

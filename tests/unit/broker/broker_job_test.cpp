@@ -28,7 +28,7 @@ JobEntry sample_job() {
   j.request = "0123abcd:7";
   j.reply = results_stream("0123abcd");
   j.index = 5;
-  j.task_hash = std::string(32, 'a');
+  j.task_hash = std::string(64, 'a');
   j.state = "[[\"SP\", 2, 0, 16, [4], 1]]";
   j.options.number = 2;
   return j;
@@ -51,7 +51,7 @@ TEST_CASE("job entries round-trip through their stream fields") {
   CHECK(j.request == "0123abcd:7");
   CHECK(j.reply == "mrd:results:0123abcd");
   CHECK(j.index == 5);
-  CHECK(j.task_hash == std::string(32, 'a'));
+  CHECK(j.task_hash == std::string(64, 'a'));
   CHECK(j.state == sample_job().state);
   CHECK(j.options.number == 2);
 }
