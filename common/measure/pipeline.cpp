@@ -295,7 +295,9 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
         throw std::invalid_argument(e.what());
       }
     }();
+    TimingAffinity affinity;  // libgomp's binding of this thread lasts for the run only
     configure_openmp(task.hardware.num_cores);
+    affinity.bind_to_openmp_place();
 
     auto t = std::chrono::steady_clock::now();
     std::unique_ptr<Kernel> kernel;
