@@ -36,6 +36,7 @@ nlohmann::json result_json(uint32_t index, const measure::MeasureResult& r,
   j["build_seconds"] = r.build_seconds;
   j["run_seconds"] = r.run_seconds;
   j["cache_hit"] = r.cache_hit;
+  j["timing_skipped"] = r.timing_skipped;
   j["timing_policy"] = std::string(measure::timing_policy_name(r.policy));
   j["timestamp"] = r.timestamp;
   return j;

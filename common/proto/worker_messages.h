@@ -34,6 +34,9 @@ struct RunJob {
   std::string steps;
   std::string artifact;  ///< what the build returned (a path in the build cache)
   measure::MeasureOptions options;
+  /// The best mean cost the daemon has seen for this task (seconds; 0: none yet), against
+  /// which options.skip_hopeless judges the warm-up.
+  double best_cost = 0;
 };
 
 struct JobResult {
