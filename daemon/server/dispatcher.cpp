@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/measure/sha256.h"
+#include "common/measure/task.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <ctime>
@@ -19,8 +22,9 @@ double now_seconds() {
 
 }  // namespace
 
-Dispatcher::Dispatcher(WorkerPool& pool, measure::TimingPolicy policy)
-    : pool_(pool), policy_(policy) {
+Dispatcher::Dispatcher(WorkerPool& pool, measure::TimingPolicy policy, std::vector<int> cores)
+    : pool_(pool), policy_(policy), cores_(std::move(cores)) {
+  if (cores_.empty()) cores_ = allowed_cores();
   std::weak_ptr<bool> alive = alive_;
   pool_.set_on_idle([this, alive] {
     if (alive.lock()) schedule();
@@ -37,7 +41,22 @@ bool Dispatcher::submit(uint64_t client, proto::MeasureRequest request, RequestS
   auto r = std::make_unique<Request>();
   r->serial = next_serial_++;
   r->task = std::make_shared<const std::string>(std::move(request.task));
+  r->task_key = measure::sha256_hex(*r->task);
   r->options = request.options;
+  if (policy_ == measure::TimingPolicy::Pinned) {
+    // The one field of the task the daemon reads. A task that does not decode fails in its
+    // builds (the worker says why) and never reaches a run.
+    int num_cores = 0;
+    try {
+      num_cores = measure::task_from_binary(*r->task).hardware.num_cores;
+    } catch (const std::exception&) {
+    }
+    r->split = split_cores(cores_, num_cores);
+    if (!r->split && !request.states.empty())
+      spdlog::info("request {} of client {}: num_cores {} leaves none of the {} cores for builds; "
+                   "its runs are timed with nothing else active", request.request_id, client,
+                   num_cores == 0 ? "0 (every core)" : std::to_string(num_cores), cores_.size());
+  }
   r->inputs.resize(request.states.size());
   for (size_t i = 0; i < request.states.size(); ++i)
     r->inputs[i].steps = std::move(request.states[i]);
@@ -210,6 +229,7 @@ Dispatcher::Request* Dispatcher::next_request(Cursor& cursor, Key& key, Pred pre
 }
 
 void Dispatcher::schedule() {
+  if (policy_ == measure::TimingPolicy::Pinned) return schedule_pinned();
   while (pool_.idle() > 0) {
     if (policy_ == measure::TimingPolicy::Exclusive) {
       if (running_ > 0) return;
@@ -227,12 +247,50 @@ void Dispatcher::schedule() {
   }
 }
 
+std::vector<int> Dispatcher::run_cores(const Request& r) const {
+  return r.split ? r.split->timing : cores_;
+}
+
+std::vector<int> Dispatcher::build_cores(const Request& r) const {
+  return r.split ? r.split->build : cores_;
+}
+
+bool Dispatcher::builds_use_any_of(const std::vector<int>& cores) const {
+  for (int c : cores) {
+    auto it = build_core_use_.find(c);
+    if (it != build_core_use_.end() && it->second > 0) return true;
+  }
+  return false;
+}
+
+void Dispatcher::schedule_pinned() {
+  auto overlaps = [](const std::vector<int>& a, const std::vector<int>& b) {
+    for (int x : a)
+      if (std::find(b.begin(), b.end(), x) != b.end()) return true;
+    return false;
+  };
+  while (pool_.idle() > 0) {
+    // One run at a time, on cores no build uses.
+    if (running_ == 0 && start_run([&](const Request& q) { return !builds_use_any_of(run_cores(q)); }))
+      continue;
+    // Cores a build must keep off: those of the run in progress and of the runs waiting for
+    // builds to leave their cores (so that they are not held up for ever).
+    std::vector<int> keep_off = run_cores_;
+    if (running_ == 0)
+      for (const auto& [key, q] : requests_)
+        if (!paused(key.first) && !q->built.empty())
+          for (int c : run_cores(*q)) keep_off.push_back(c);
+    if (!start_build([&](const Request& q) { return !overlaps(build_cores(q), keep_off); })) return;
+  }
+}
+
 size_t Dispatcher::run_batch() const { return kRunBatchPerWorker * std::max<size_t>(1, pool_.size()); }
 
-bool Dispatcher::start_build() {
+bool Dispatcher::start_build(const std::function<bool(const Request&)>& allowed) {
   Key key;
-  Request* r =
-      next_request(build_cursor_, key, [](const Request& q) { return q.next_build_ready(); });
+  Request* r = next_request(build_cursor_, key, [&](const Request& q) {
+    return q.next_build_ready() && (!allowed || allowed(q));
+  });
   if (!r) return false;
   uint32_t index = r->next_build++;
   Input& in = r->inputs[index];
@@ -246,18 +304,27 @@ bool Dispatcher::start_build() {
   job.task = r->task;
   job.steps = in.steps;
   job.options = r->options;
+  if (policy_ == measure::TimingPolicy::Pinned) {
+    job.cores = build_cores(*r);
+    for (int c : job.cores) ++build_core_use_[c];
+  }
   std::weak_ptr<bool> alive = alive_;
   uint64_t serial = r->serial;
-  pool_.submit(std::move(job), [this, alive, key, serial, index](JobOutcome o) {
-    if (alive.lock()) on_job_done(key, serial, index, Phase::Build, std::move(o));
+  std::vector<int> cores = job.cores;
+  pool_.submit(std::move(job), [this, alive, key, serial, index, cores](JobOutcome o) {
+    if (!alive.lock()) return;
+    for (int c : cores) --build_core_use_[c];
+    on_job_done(key, serial, index, Phase::Build, std::move(o));
   });
   return true;
 }
 
-bool Dispatcher::start_run() {
+bool Dispatcher::start_run(const std::function<bool(const Request&)>& allowed) {
   if (waiting_runs_ == 0) return false;
   Key key;
-  Request* r = next_request(run_cursor_, key, [](const Request& q) { return !q.built.empty(); });
+  Request* r = next_request(run_cursor_, key, [&](const Request& q) {
+    return !q.built.empty() && (!allowed || allowed(q));
+  });
   if (!r) return false;
   uint32_t index = *r->built.begin();
   r->built.erase(r->built.begin());
@@ -272,6 +339,11 @@ bool Dispatcher::start_run() {
   job.steps = in.steps;
   job.artifact = in.artifact;
   job.options = r->options;
+  if (r->options.skip_hopeless) {
+    auto best = best_costs_.find(r->task_key);
+    if (best != best_costs_.end()) job.best_cost = best->second;
+  }
+  if (policy_ == measure::TimingPolicy::Pinned) run_cores_ = job.cores = run_cores(*r);
   std::weak_ptr<bool> alive = alive_;
   uint64_t serial = r->serial;
   pool_.submit(std::move(job), [this, alive, key, serial, index](JobOutcome o) {
@@ -283,6 +355,7 @@ bool Dispatcher::start_run() {
 void Dispatcher::on_job_done(Key key, uint64_t serial, uint32_t index, Phase phase,
                              JobOutcome outcome) {
   (phase == Phase::Build ? building_ : running_)--;
+  if (phase == Phase::Run) run_cores_.clear();
   auto it = requests_.find(key);
   if (it != requests_.end() && it->second->serial == serial) {
     Request& r = *it->second;
@@ -306,6 +379,7 @@ void Dispatcher::on_job_done(Key key, uint64_t serial, uint32_t index, Phase pha
       }
     } else {
       MeasureResult res = std::move(outcome.result);
+      note_best(r.task_key, res);
       res.build_seconds = in.build.build_seconds;
       res.cache_hit = in.build.cache_hit;
       res.all_cost = in.build.all_cost + res.all_cost;
@@ -313,6 +387,29 @@ void Dispatcher::on_job_done(Key key, uint64_t serial, uint32_t index, Phase pha
     }
   }
   schedule();
+}
+
+double Dispatcher::best_cost(const std::string& task) const {
+  auto it = best_costs_.find(measure::sha256_hex(task));
+  return it == best_costs_.end() ? 0.0 : it->second;
+}
+
+void Dispatcher::note_best(const std::string& task_key, const MeasureResult& result) {
+  if (result.error_no != MeasureErrorNo::NoError || result.timing_skipped || result.costs.empty()) return;
+  double sum = 0;
+  for (double c : result.costs) sum += c;
+  double mean = sum / double(result.costs.size());
+  if (!(mean > 0)) return;
+  auto [it, inserted] = best_costs_.emplace(task_key, mean);
+  if (inserted) {
+    best_order_.push_back(task_key);
+    if (best_order_.size() > kMaxBestCosts) {
+      best_costs_.erase(best_order_.front());
+      best_order_.pop_front();
+    }
+  } else if (mean < it->second) {
+    it->second = mean;
+  }
 }
 
 void Dispatcher::finish(Key key, Request& r, uint32_t index, MeasureResult result) {

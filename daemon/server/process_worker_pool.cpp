@@ -6,12 +6,14 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cstring>
 #include <boost/process.hpp>
 
 #include "common/proto/codec.h"
 #include "common/proto/frame_decoder.h"
 #include "common/util/error.h"
 #include "common/util/process_tree.h"
+#include "daemon/server/core_split.h"
 #include "daemon/server/worker_death.h"
 #include "daemon/server/worker_scratch.h"
 #include "daemon/worker/sanitizer_build.h"
@@ -180,6 +182,9 @@ void ProcessWorkerPool::submit(Job job, JobDone done) {
       break;
     }
   MRD_CHECK(w, "submit with no idle worker");
+  // The pinned policy: the worker's threads (and what it starts) run on the job's cores.
+  if (!job.cores.empty() && !pin_process(w->pid, job.cores))
+    spdlog::warn("worker {}: cannot pin it to its job's cores: {}", w->pid, std::strerror(errno));
   w->done = std::move(done);
   std::string frame = w->link.start_job(next_job_id_++, job);
   double timeout = job.phase == Phase::Build ? job.options.build_timeout : job.options.run_timeout;

@@ -27,6 +27,7 @@ std::string WorkerLink::start_job(uint64_t job_id, const Job& job) {
   r.steps = job.steps;
   r.artifact = job.artifact;
   r.options = job.options;
+  r.best_cost = job.best_cost;
   return proto::encode(r);
 }
 

@@ -22,6 +22,9 @@ struct Job {
   std::string steps;                        ///< JSON text of the transform steps
   std::string artifact;                     ///< for a run: what its build returned
   measure::MeasureOptions options;
+  double best_cost = 0;  ///< for a run: the best mean cost of its task so far (0: none)
+  /// Cores the job's worker is pinned to (the pinned policy); empty: every core.
+  std::vector<int> cores;
 };
 
 struct JobOutcome {
