@@ -2,12 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/measure/sha256.h"
-#include "common/measure/task.h"
-
 #include <algorithm>
 #include <cstdint>
 #include <ctime>
+
+#include "common/measure/sha256.h"
+#include "common/measure/task.h"
 
 namespace mrd::daemon {
 
