@@ -3,7 +3,10 @@
 #include <sched.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 #include <system_error>
 
@@ -45,6 +48,37 @@ bool pin_process(int pid, const std::vector<int>& cores) {
       continue;
     }
     if (::sched_setaffinity(tid, sizeof set, &set) != 0 && errno != ESRCH) ok = false;
+  }
+  return ok;
+}
+
+bool pin_process_tree(int pid, const std::vector<int>& cores) {
+  // Parent of every process, from /proc/PID/stat: "pid (comm) state ppid ...".
+  std::multimap<int, int> children;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "stat");
+    std::string stat;
+    std::getline(in, stat);
+    auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    int ppid = 0;
+    char state = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2)
+      children.emplace(ppid, std::stoi(name));
+  }
+  bool ok = pin_process(pid, cores);
+  std::vector<int> todo = {pid};
+  while (!todo.empty()) {
+    int p = todo.back();
+    todo.pop_back();
+    auto [lo, hi] = children.equal_range(p);
+    for (auto it = lo; it != hi; ++it) {
+      if (!pin_process(it->second, cores) && errno != ESRCH) ok = false;
+      todo.push_back(it->second);
+    }
   }
   return ok;
 }

@@ -25,4 +25,7 @@ std::optional<CoreSplit> split_cores(const std::vector<int>& cores, int num_core
 /// failure.
 bool pin_process(int pid, const std::vector<int>& cores);
 
+/// pin_process for `pid` and every process descended from it (a worker's compilers).
+bool pin_process_tree(int pid, const std::vector<int>& cores);
+
 }  // namespace mrd::daemon

@@ -251,36 +251,26 @@ std::vector<int> Dispatcher::run_cores(const Request& r) const {
   return r.split ? r.split->timing : cores_;
 }
 
-std::vector<int> Dispatcher::build_cores(const Request& r) const {
-  return r.split ? r.split->build : cores_;
-}
-
-bool Dispatcher::builds_use_any_of(const std::vector<int>& cores) const {
-  for (int c : cores) {
-    auto it = build_core_use_.find(c);
-    if (it != build_core_use_.end() && it->second > 0) return true;
-  }
-  return false;
+std::vector<int> Dispatcher::build_cores() const {
+  std::vector<int> out;
+  for (int c : cores_)
+    if (std::find(run_cores_.begin(), run_cores_.end(), c) == run_cores_.end()) out.push_back(c);
+  return out;
 }
 
 void Dispatcher::schedule_pinned() {
-  auto overlaps = [](const std::vector<int>& a, const std::vector<int>& b) {
-    for (int x : a)
-      if (std::find(b.begin(), b.end(), x) != b.end()) return true;
-    return false;
-  };
   while (pool_.idle() > 0) {
-    // One run at a time, on cores no build uses.
-    if (running_ == 0 && start_run([&](const Request& q) { return !builds_use_any_of(run_cores(q)); }))
-      continue;
-    // Cores a build must keep off: those of the run in progress and of the runs waiting for
-    // builds to leave their cores (so that they are not held up for ever).
-    std::vector<int> keep_off = run_cores_;
+    if (running_ == 0) {
+      // A run that leaves cores to the builds starts at once (they move off its cores); one
+      // that needs every core only when nothing builds.
+      if (start_run([](const Request& q) { return q.split.has_value(); })) continue;
+      if (building_ == 0 && start_run()) continue;
+    }
+    bool needs_all = running_ > 0 ? run_cores_.size() == cores_.size() : false;
     if (running_ == 0)
       for (const auto& [key, q] : requests_)
-        if (!paused(key.first) && !q->built.empty())
-          for (int c : run_cores(*q)) keep_off.push_back(c);
-    if (!start_build([&](const Request& q) { return !overlaps(build_cores(q), keep_off); })) return;
+        if (!paused(key.first) && !q->built.empty() && !q->split) needs_all = true;
+    if (needs_all || !start_build()) return;
   }
 }
 
@@ -304,17 +294,11 @@ bool Dispatcher::start_build(const std::function<bool(const Request&)>& allowed)
   job.task = r->task;
   job.steps = in.steps;
   job.options = r->options;
-  if (policy_ == measure::TimingPolicy::Pinned) {
-    job.cores = build_cores(*r);
-    for (int c : job.cores) ++build_core_use_[c];
-  }
+  if (policy_ == measure::TimingPolicy::Pinned) job.cores = build_cores();
   std::weak_ptr<bool> alive = alive_;
   uint64_t serial = r->serial;
-  std::vector<int> cores = job.cores;
-  pool_.submit(std::move(job), [this, alive, key, serial, index, cores](JobOutcome o) {
-    if (!alive.lock()) return;
-    for (int c : cores) --build_core_use_[c];
-    on_job_done(key, serial, index, Phase::Build, std::move(o));
+  pool_.submit(std::move(job), [this, alive, key, serial, index](JobOutcome o) {
+    if (alive.lock()) on_job_done(key, serial, index, Phase::Build, std::move(o));
   });
   return true;
 }
@@ -343,7 +327,10 @@ bool Dispatcher::start_run(const std::function<bool(const Request&)>& allowed) {
     auto best = best_costs_.find(r->task_key);
     if (best != best_costs_.end()) job.best_cost = best->second;
   }
-  if (policy_ == measure::TimingPolicy::Pinned) run_cores_ = job.cores = run_cores(*r);
+  if (policy_ == measure::TimingPolicy::Pinned) {
+    run_cores_ = job.cores = run_cores(*r);
+    if (building_ > 0) pool_.pin_builds(build_cores());  // off the run's cores first
+  }
   std::weak_ptr<bool> alive = alive_;
   uint64_t serial = r->serial;
   pool_.submit(std::move(job), [this, alive, key, serial, index](JobOutcome o) {
@@ -355,7 +342,10 @@ bool Dispatcher::start_run(const std::function<bool(const Request&)>& allowed) {
 void Dispatcher::on_job_done(Key key, uint64_t serial, uint32_t index, Phase phase,
                              JobOutcome outcome) {
   (phase == Phase::Build ? building_ : running_)--;
-  if (phase == Phase::Run) run_cores_.clear();
+  if (phase == Phase::Run && policy_ == measure::TimingPolicy::Pinned) {
+    run_cores_.clear();
+    if (building_ > 0) pool_.pin_builds(cores_);  // the builds take every core again
+  }
   auto it = requests_.find(key);
   if (it != requests_.end() && it->second->serial == serial) {
     Request& r = *it->second;

@@ -12,11 +12,12 @@
 // nothing is left to build; then the builds in flight finish and the backlog is timed one candidate at a time,
 // with no build started meanwhile. `shared`: builds and runs take any idle worker, runs first.
 // `pinned`: one run at a time, its worker pinned to the last num_cores cores (the task's
-// HardwareParams), while builds go on, their workers pinned to the other cores; a run does not
-// start while a build uses one of its cores, and no build that would starts while such a run
-// waits. A task whose num_cores leaves no core for builds (0 = every core) has its runs timed
-// with nothing else active, which the daemon logs once per request. On a machine of fewer
-// than two cores the daemon runs `exclusive` instead (and says so).
+// HardwareParams), while the other workers build: when a run starts, the builds in progress
+// move onto the other cores and new builds start there; when it ends, the builds take every
+// core again. A task whose num_cores leaves no core for builds (0 = every core) has its runs
+// timed with nothing else active: such a run waits for the builds to end and no build starts
+// meanwhile (logged once per request). On a machine of fewer than two cores the daemon runs
+// `exclusive` instead (and says so).
 //
 // Skip-hopeless: the dispatcher keeps the best mean cost timed for each task (its bytes:
 // workload, target, hardware) and sends it with each run, so that a run of a request with
@@ -142,10 +143,10 @@ class Dispatcher {
   bool start_build(const std::function<bool(const Request&)>& allowed = {});
   bool start_run(const std::function<bool(const Request&)>& allowed = {});
   void schedule_pinned();
-  /// The cores a run of `r` times on, and the cores a build of `r` may use (pinned policy).
+  /// The cores a run of `r` times on (pinned policy).
   std::vector<int> run_cores(const Request& r) const;
-  std::vector<int> build_cores(const Request& r) const;
-  bool builds_use_any_of(const std::vector<int>& cores) const;
+  /// The cores builds may use now: those the run in progress leaves (pinned policy).
+  std::vector<int> build_cores() const;
   void note_best(const std::string& task_key, const measure::MeasureResult& result);
   /// Whose turn it is: the client served last, and each client's request served last.
   struct Cursor {
@@ -165,7 +166,6 @@ class Dispatcher {
   measure::TimingPolicy policy_;
   std::vector<int> cores_;
   std::vector<int> run_cores_;          ///< pinned: the cores of the run in progress
-  std::map<int, int> build_core_use_;   ///< pinned: builds in progress per core
   std::map<std::string, double> best_costs_;
   std::deque<std::string> best_order_;  ///< keys of best_costs_, oldest first
   std::map<Key, std::unique_ptr<Request>> requests_;

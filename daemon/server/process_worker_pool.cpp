@@ -183,7 +183,7 @@ void ProcessWorkerPool::submit(Job job, JobDone done) {
     }
   MRD_CHECK(w, "submit with no idle worker");
   // The pinned policy: the worker's threads (and what it starts) run on the job's cores.
-  if (!job.cores.empty() && !pin_process(w->pid, job.cores))
+  if (!job.cores.empty() && !pin_process_tree(w->pid, job.cores))
     spdlog::warn("worker {}: cannot pin it to its job's cores: {}", w->pid, std::strerror(errno));
   w->done = std::move(done);
   std::string frame = w->link.start_job(next_job_id_++, job);
@@ -206,6 +206,12 @@ void ProcessWorkerPool::submit(Job job, JobDone done) {
                       auto w = weak.lock();
                       if (ec && w && !w->dead) on_exit(*w, "", false);
                     });
+}
+
+void ProcessWorkerPool::pin_builds(const std::vector<int>& cores) {
+  for (const auto& w : workers_)
+    if (!w->dead && w->link.state() == WorkerState::Building && !pin_process_tree(w->pid, cores))
+      spdlog::warn("worker {}: cannot move its build onto other cores: {}", w->pid, std::strerror(errno));
 }
 
 void ProcessWorkerPool::on_result(Worker& w, JobOutcome outcome, bool retire) {

@@ -45,6 +45,9 @@ class WorkerPool {
   /// Starts `job` on an idle worker (precondition: idle() > 0). `done` is called exactly once,
   /// later, from the event loop — never from inside submit() — unless the pool is stopped.
   virtual void submit(Job job, JobDone done) = 0;
+  /// Moves every worker building now (its threads and the processes it started) onto
+  /// `cores` (the pinned policy: off the cores of a run about to start, or back onto all).
+  virtual void pin_builds(const std::vector<int>& cores) = 0;
   /// Called each time a worker becomes idle (a job finished, a worker (re)started).
   virtual void set_on_idle(std::function<void()> on_idle) = 0;
   virtual std::vector<proto::WorkerStatus> status() const = 0;

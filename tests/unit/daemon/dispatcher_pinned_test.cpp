@@ -51,26 +51,37 @@ RequestSink counting(std::vector<MeasureResult>& out) {
 
 }  // namespace
 
-TEST_CASE("pinned policy: a run times on the task's last num_cores cores while builds use the others") {
+TEST_CASE("pinned policy: a run times on the task's last num_cores cores, builds move to the others meanwhile") {
   FakeWorkerPool pool(2);
   Dispatcher d(pool, TimingPolicy::Pinned, {0, 1, 2, 3});
   std::vector<MeasureResult> results;
   d.submit(1, request(1, task_bytes(1), "p", 4), counting(results));
+  const std::vector<int> all = {0, 1, 2, 3}, others = {0, 1, 2};
   REQUIRE(pool.count(Phase::Build) == 2);
-  for (const auto& p : pool.jobs) CHECK(p.job.cores == std::vector<int>{0, 1, 2});
+  for (const auto& p : pool.jobs) CHECK(p.job.cores == all);  // no run: every core
   pool.complete(*find_job(pool, "p0", Phase::Build), ok());
-  // p0 is timed at once, beside the build of p1 — unlike exclusive, nothing waits for a phase.
+  // p0 is timed at once, beside the build of p1 — unlike exclusive, nothing waits for a phase
+  // — and that build moved off the run's core.
   auto run = find_job(pool, "p0", Phase::Run);
   REQUIRE(run);
   CHECK(pool.jobs[*run].job.cores == std::vector<int>{3});
-  CHECK(pool.count(Phase::Build) == 1);
+  REQUIRE(find_job(pool, "p1", Phase::Build));
+  CHECK(pool.jobs[*find_job(pool, "p1", Phase::Build)].job.cores == others);
   pool.complete(*find_job(pool, "p1", Phase::Build), ok());
-  // One run at a time: p1 waits for p0's run, and the free worker builds p2.
+  // One run at a time: p1 waits for p0's run, and the free worker builds p2 off the run's core.
   CHECK(pool.count(Phase::Run) == 1);
   REQUIRE(find_job(pool, "p2", Phase::Build));
+  CHECK(pool.jobs[*find_job(pool, "p2", Phase::Build)].job.cores == others);
   pool.complete(*find_job(pool, "p0", Phase::Run), ok(0.01));
+  // p1's run starts at once; had none been waiting, p2 would have had every core back.
   CHECK(find_job(pool, "p1", Phase::Run));
-  while (!pool.jobs.empty()) pool.complete(0, ok(0.01));
+  pool.complete(*find_job(pool, "p1", Phase::Run), ok(0.01));
+  CHECK(pool.count(Phase::Run) == 0);
+  CHECK(pool.jobs[*find_job(pool, "p2", Phase::Build)].job.cores == all);
+  while (!pool.jobs.empty()) {
+    CHECK(pool.count(Phase::Run) <= 1);
+    pool.complete(0, ok(0.01));
+  }
   REQUIRE(results.size() == 4);
   for (const auto& r : results) CHECK(r.policy == TimingPolicy::Pinned);
 }
