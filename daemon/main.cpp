@@ -92,9 +92,11 @@ int main(int argc, char** argv) {
                  "build cache, made 0700 (default: $CACHE_DIRECTORY, "
                  "$XDG_CACHE_HOME/measurerd or ~/.cache/measurerd)");
   app.add_option("--timing-policy", policy,
-                 "exclusive: a timing overlaps no build and no other timing; shared: no such "
+                 "exclusive: a timing overlaps no build and no other timing; pinned: one "
+                 "timing at a time on the last num_cores cores (the task's), builds on the "
+                 "others (with fewer than 2 cores: exclusive, logged); shared: no such "
                  "guarantee")
-      ->check(CLI::IsMember({"exclusive", "shared"}))
+      ->check(CLI::IsMember({"exclusive", "pinned", "shared"}))
       ->capture_default_str();
   app.add_option("--limit-as-mb", config.pool.limits.address_space_mb,
                  "address-space limit of each worker in MiB (0: none)")
@@ -212,8 +214,9 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  config.policy =
-      policy == "shared" ? measure::TimingPolicy::Shared : measure::TimingPolicy::Exclusive;
+  config.policy = policy == "shared"   ? measure::TimingPolicy::Shared
+                  : policy == "pinned" ? measure::TimingPolicy::Pinned
+                                       : measure::TimingPolicy::Exclusive;
 
   // A worker or client that goes away mid-write is an EPIPE error on that connection, which
   // the daemon handles; never a signal that ends the daemon.

@@ -32,6 +32,8 @@ struct SubmitArgs {
   std::string target;  ///< replaces the task file's target when not empty
   std::string log_file;
   bool quiet = false;  ///< no progress bar
+  bool skip_hopeless = false;  ///< turns the option on whatever the task file says
+  std::optional<double> skip_hopeless_factor;
 };
 
 struct ReplayArgs {
@@ -53,6 +55,8 @@ struct TuneArgs {
   std::string dry_run;  ///< write the first batch as a task file instead of measuring
   bool quiet = false;
   std::optional<int> number, repeat, min_repeat_ms;
+  bool no_skip_hopeless = false;  ///< skip-hopeless is on in tune unless this is set
+  std::optional<double> skip_hopeless_factor;
   std::string target;  ///< replaces the task file's (default "llvm -keys=cpu") when not empty
 };
 

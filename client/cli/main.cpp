@@ -58,12 +58,20 @@ int main(int argc, char** argv) {
                   "append each measured result as a TVM auto_scheduler record (cancelled states "
                   "are not logged)");
   sub->add_flag("--quiet,-q", submit.quiet, "no progress bar on stderr (drawn only on a terminal)");
+  const std::string factor_help =
+      "skip-hopeless factor (default 10, or the task file's; in [1, 1000000])";
+  sub->add_flag("--skip-hopeless", submit.skip_hopeless,
+                "stop timing a state whose warm-up call alone is slower than the factor times "
+                "the best mean cost measured for the task so far: its cost is the warm-up's, "
+                "flagged timing_skipped (off unless asked here or in the task file's options)");
+  sub->add_option("--skip-hopeless-factor", submit.skip_hopeless_factor, factor_help)
+      ->check(CLI::Range(1.0, 1000000.0));
   sub->add_option("--socket", common.socket, socket_help);
   sub->add_flag("--json", common.json,
                 "one JSON object per result on stdout: index and the result object (error_no, "
                 "error, error_msg, costs, mean_cost, gflops (null for an error or an unknown "
-                "flop count), all_cost, build_seconds, run_seconds, cache_hit, timing_policy, "
-                "timestamp; proto-docs/task-format.md)");
+                "flop count), all_cost, build_seconds, run_seconds, cache_hit, timing_skipped, "
+                "timing_policy, timestamp; proto-docs/task-format.md)");
 
   auto* status = app.add_subcommand("status",
       "Show workers, queue, throughput and cache hits (with --broker: the broker's device keys, "
@@ -120,6 +128,11 @@ int main(int argc, char** argv) {
   tn->add_option("--repeat", tune.repeat, "timing: repeats (default 1, TVM's)");
   tn->add_option("--min-repeat-ms", tune.min_repeat_ms,
                  "timing: least milliseconds per repeat (default 100, TVM's)");
+  tn->add_flag("--no-skip-hopeless", tune.no_skip_hopeless,
+               "time every candidate in full (by default a candidate whose warm-up call alone "
+               "is slower than the factor times the best so far is not timed further)");
+  tn->add_option("--skip-hopeless-factor", tune.skip_hopeless_factor, factor_help)
+      ->check(CLI::Range(1.0, 1000000.0));
   tn->add_flag("--show-c", tune.show_c, "also print the lowered C of the best schedule");
   tn->add_option("--c-out", tune.c_out, "write the lowered C of the best schedule to this file");
   tn->add_option("--dry-run", tune.dry_run,

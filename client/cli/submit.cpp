@@ -57,6 +57,8 @@ int run_submit(const Common& common, const SubmitArgs& args) {
     tf = measure::parse_task_file(text.str());
     if (!args.target.empty()) tf.task.target = args.target;
     codegen::parse_target(tf.task.target);
+    if (args.skip_hopeless) tf.options.skip_hopeless = true;
+    if (args.skip_hopeless_factor) tf.options.skip_hopeless_factor = *args.skip_hopeless_factor;
   } catch (const std::exception& e) {
     std::cerr << "measurer: " << e.what() << "\n";
     return kUsage;

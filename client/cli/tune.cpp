@@ -76,6 +76,8 @@ Loaded load_task(const TuneArgs& args) {
   if (args.number) l.options.number = *args.number;
   if (args.repeat) l.options.repeat = *args.repeat;
   if (args.min_repeat_ms) l.options.min_repeat_ms = *args.min_repeat_ms;
+  l.options.skip_hopeless = !args.no_skip_hopeless;
+  if (args.skip_hopeless_factor) l.options.skip_hopeless_factor = *args.skip_hopeless_factor;
   return l;
 }
 

@@ -16,14 +16,26 @@ namespace {
 
 using SetThreads = void (*)(int);
 
+// The affinity libgomp gave the thread that loaded it, when it changed it.
+std::mutex g_place_mu;
+bool g_has_place = false;
+cpu_set_t g_place;
+
 // Loads libgomp once, for good; returns its omp_set_num_threads (null if unavailable).
 SetThreads openmp_runtime() {
   static std::once_flag once;
   static SetThreads set_threads = nullptr;
   std::call_once(once, [] {
     ::setenv("OMP_PROC_BIND", "true", /*overwrite=*/0);
+    cpu_set_t before, after;
+    bool known = ::sched_getaffinity(0, sizeof before, &before) == 0;
     void* gomp = ::dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
     if (gomp) set_threads = reinterpret_cast<SetThreads>(::dlsym(gomp, "omp_set_num_threads"));
+    if (known && ::sched_getaffinity(0, sizeof after, &after) == 0 && !CPU_EQUAL(&before, &after)) {
+      std::lock_guard<std::mutex> lock(g_place_mu);
+      g_place = after;
+      g_has_place = true;
+    }
   });
   return set_threads;
 }
@@ -62,6 +74,28 @@ Kernel::Kernel(Kernel&& other) noexcept
 
 Kernel::~Kernel() {
   if (handle_) ::dlclose(handle_);
+}
+
+struct TimingAffinity::Saved {
+  cpu_set_t set;
+};
+
+TimingAffinity::TimingAffinity() {
+  auto saved = std::make_unique<Saved>();
+  if (::sched_getaffinity(0, sizeof saved->set, &saved->set) == 0) saved_ = std::move(saved);
+}
+
+TimingAffinity::~TimingAffinity() {
+  if (saved_) ::sched_setaffinity(0, sizeof saved_->set, &saved_->set);
+}
+
+void TimingAffinity::bind_to_openmp_place() {
+  if (!saved_) return;
+  std::lock_guard<std::mutex> lock(g_place_mu);
+  if (!g_has_place) return;
+  cpu_set_t within;
+  CPU_AND(&within, &g_place, &saved_->set);
+  if (CPU_EQUAL(&within, &g_place)) ::sched_setaffinity(0, sizeof g_place, &g_place);
 }
 
 int available_cores() {

@@ -42,4 +42,24 @@ int configure_openmp(int num_threads);
 /// Cores this process may run on (its CPU affinity mask).
 int available_cores();
 
+/// The calling thread's CPU affinity for one timing. libgomp binds the thread that loads it
+/// to its first place (OMP_PROC_BIND=true) and never lets go, so a worker that has timed
+/// once would build on that one core for the rest of its life. This keeps the binding for the
+/// timing only: it saves the thread's affinity, bind_to_openmp_place() applies libgomp's
+/// place (when it lies within the saved affinity, which a pinned worker's may not), and the
+/// destructor puts the saved affinity back.
+class TimingAffinity {
+ public:
+  TimingAffinity();
+  ~TimingAffinity();
+  TimingAffinity(const TimingAffinity&) = delete;
+  TimingAffinity& operator=(const TimingAffinity&) = delete;
+  /// Call after configure_openmp().
+  void bind_to_openmp_place();
+
+ private:
+  struct Saved;
+  std::unique_ptr<Saved> saved_;
+};
+
 }  // namespace mrd::measure

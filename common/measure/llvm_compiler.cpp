@@ -3,6 +3,7 @@
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 
 #include "common/codegen/llvm_codegen.h"
@@ -58,6 +60,21 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm) {
 // A target machine is not safe to use from two threads at once.
 std::mutex g_emit_mu;
 
+// One LLVM context per thread, reused by its compiles (a context is not safe to share between
+// threads), and replaced after kContextUses modules: what a module uniques in it (types,
+// constants, metadata) stays until the context goes.
+constexpr int kContextUses = 256;
+
+llvm::LLVMContext& reused_context() {
+  thread_local std::unique_ptr<llvm::LLVMContext> ctx;
+  thread_local int uses = 0;
+  if (!ctx || ++uses > kContextUses) {
+    ctx = std::make_unique<llvm::LLVMContext>();
+    uses = 1;
+  }
+  return *ctx;
+}
+
 }  // namespace
 
 LlvmCompiler::LlvmCompiler(const codegen::Target& target, bool link_shared)
@@ -79,7 +96,7 @@ CompileOutcome LlvmCompiler::compile(const CompileRequest& request) {
   };
   try {
     codegen::ResolvedLlvmTarget r = codegen::llvm_target_machine(target_);
-    llvm::LLVMContext ctx;
+    llvm::LLVMContext& ctx = reused_context();
     llvm::SMDiagnostic diag;
     std::unique_ptr<llvm::Module> module = llvm::parseIRFile(request.source_path, diag, ctx);
     if (!module) {

@@ -3,7 +3,9 @@
 // at O3 with the function inliner and the loop and SLP vectorizers, the target's own
 // adjustments) and emitted as an object for the task's target machine, which Kernel::load
 // loads with the JIT (or, on request, linked into a shared object by SharedObjectLinker). One
-// instance serves one target; the cache key of its builds is
+// instance serves one target; the target machine is made once per process (its cache) and the
+// LLVM context is reused across candidates (one per thread, renewed every 256 modules). The
+// cache key of its builds is
 // the module text with identity(): LLVM's version, the triple, CPU, features and options.
 #pragma once
 

@@ -18,7 +18,12 @@ std::string_view error_name(MeasureErrorNo e) {
 }
 
 std::string_view timing_policy_name(TimingPolicy p) {
-  return p == TimingPolicy::Shared ? "shared" : "exclusive";
+  switch (p) {
+    case TimingPolicy::Exclusive: return "exclusive";
+    case TimingPolicy::Shared: return "shared";
+    case TimingPolicy::Pinned: return "pinned";
+  }
+  return "exclusive";
 }
 
 }  // namespace mrd::measure

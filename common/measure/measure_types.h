@@ -24,8 +24,9 @@ enum class MeasureErrorNo : int {
 /// "NO_ERROR", "INSTANTIATION_ERROR", ...
 std::string_view error_name(MeasureErrorNo e);
 
-/// Whether a timing may overlap builds or other timings on the machine.
-enum class TimingPolicy : int { Exclusive = 0, Shared = 1 };
+/// Whether a timing may overlap builds or other timings on the machine. `Pinned`: one timing
+/// at a time, on cores no build uses, while builds run on the other cores.
+enum class TimingPolicy : int { Exclusive = 0, Shared = 1, Pinned = 2 };
 std::string_view timing_policy_name(TimingPolicy p);
 
 struct MeasureOptions {
@@ -37,6 +38,11 @@ struct MeasureOptions {
   double build_timeout = 15.0;     ///< seconds
   double run_timeout = 10.0;       ///< seconds
   bool check_correctness = false;
+  /// Stop timing a candidate after its warm-up call when that call alone took more than
+  /// skip_hopeless_factor times the best mean cost measured so far for the same task; its
+  /// result then has the warm-up's time as its one cost and timing_skipped set.
+  bool skip_hopeless = false;
+  double skip_hopeless_factor = 10.0;
   /// Test only: perturbs the output before the correctness check, to prove WRONG_ANSWER.
   /// Never read from task files or the wire; set only by an explicit test switch.
   bool corrupt_output_for_test = false;
@@ -52,6 +58,8 @@ struct MeasureResult {
   double run_seconds = 0.0;
   bool cache_hit = false;
   TimingPolicy policy = TimingPolicy::Exclusive;
+  /// skip_hopeless stopped the timing after the warm-up: `costs` holds the warm-up call's time.
+  bool timing_skipped = false;
 };
 
 }  // namespace mrd::measure

@@ -41,7 +41,8 @@ std::string check_option_ranges(const MeasureOptions& o) {
                              {"min_repeat_ms", o.min_repeat_ms},
                              {"cooldown_interval", o.cooldown_interval},
                              {"build_timeout", o.build_timeout},
-                             {"run_timeout", o.run_timeout}}) {
+                             {"run_timeout", o.run_timeout},
+                             {"skip_hopeless_factor", o.skip_hopeless_factor}}) {
     std::string bad = check(name, value);
     if (!bad.empty()) return bad;
   }

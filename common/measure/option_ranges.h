@@ -27,6 +27,7 @@ inline constexpr OptionRange kOptionRanges[] = {
     {"cooldown_interval", 0, false, 60, false, " s"},
     {"build_timeout", 0, true, 3600, false, " s"},
     {"run_timeout", 0, true, 3600, false, " s"},
+    {"skip_hopeless_factor", 1, false, 1000000, false, ""},
 };
 
 /// The range of option `name`; throws InternalError for a name not in the table.

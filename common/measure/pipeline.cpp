@@ -276,7 +276,7 @@ BuildOutput build_candidate(const Task& task, const std::string& steps_json, con
 }
 
 MeasureResult run_candidate(const Task& task, const std::string& steps_json, const std::string& artifact,
-                            const MeasureOptions& options, StageTimes* stages) {
+                            const MeasureOptions& options, StageTimes* stages, double best_cost) {
   static ReferenceCache reference_cache;
   StageTimes local;
   StageTimes& st = stages ? *stages : local;
@@ -295,7 +295,9 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
         throw std::invalid_argument(e.what());
       }
     }();
+    TimingAffinity affinity;  // libgomp's binding of this thread lasts for the run only
     configure_openmp(task.hardware.num_cores);
+    affinity.bind_to_openmp_place();
 
     auto t = std::chrono::steady_clock::now();
     std::unique_ptr<Kernel> kernel;
@@ -322,6 +324,8 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
     cfg.cooldown_interval = options.cooldown_interval;
     cfg.cache_flush = options.enable_cpu_cache_flush;
     cfg.calibrate_from_warmup = true;
+    bool may_skip = options.skip_hopeless && best_cost > 0;
+    if (may_skip) cfg.give_up_after_warmup = options.skip_hopeless_factor * best_cost;
     double remaining = options.run_timeout - seconds_since(start);
     cfg.deadline = clock.now() + std::max(remaining, 0.0);
     int32_t status = 0;
@@ -337,6 +341,7 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
       timed = time_calls([&] { status |= k(a.pointers()); }, [&] { a.flush_inputs(); }, cfg, clock);
     }
     st.run = seconds_since(t);
+    st.calls_saved = timed.calls_saved;
     if (status != 0) {
       return finish(error_result(MeasureErrorNo::RuntimeDevice, "the kernel could not allocate its local storage"));
     }
@@ -347,6 +352,11 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
     }
     MeasureResult r;
     r.costs = timed.costs;
+    if (timed.skipped) {
+      r.timing_skipped = true;
+      r.error_msg = str_cat("timing skipped: the warm-up call took ", timed.warmup_seconds * 1e3, " ms, more than ",
+                            options.skip_hopeless_factor, " x the best mean cost so far (", best_cost * 1e3, " ms)");
+    }
 
     if (options.check_correctness || options.corrupt_output_for_test) {
       t = std::chrono::steady_clock::now();

@@ -31,6 +31,9 @@ struct StageTimes {
   double load = 0;
   double run = 0;      ///< filling inputs and timing
   double check = 0;    ///< the correctness check
+  /// Timed calls that calibrating `number` from the warm-up saved (TVM would have thrown
+  /// them away as too-short first attempts).
+  int calls_saved = 0;
 };
 
 struct BuildOutput {
@@ -50,9 +53,13 @@ BuildOutput build_candidate(const Task& task, const std::string& steps_json,
                             Compiler& compiler);
 
 /// Times `artifact`. `stages`, when given, receives the load, run and check times.
+/// `best_cost` (seconds, 0: none) is the best mean cost known for the task: with
+/// options.skip_hopeless, a warm-up call slower than skip_hopeless_factor times it ends the
+/// timing (a NO_ERROR result with timing_skipped, the warm-up's time as its cost, and a
+/// message saying so).
 MeasureResult run_candidate(const Task& task, const std::string& steps_json,
                             const std::string& artifact, const MeasureOptions& options,
-                            StageTimes* stages = nullptr);
+                            StageTimes* stages = nullptr, double best_cost = 0);
 
 /// Float tolerance of the correctness check: |got - want| <= atol + rtol * |want|.
 /// float32: atol 1e-4, rtol 1e-3 (summation order differs between schedules); float64:

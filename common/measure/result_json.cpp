@@ -29,6 +29,7 @@ void fill(nlohmann::json& j, const MeasureResult& r, double flops) {
   j["build_seconds"] = r.build_seconds;
   j["run_seconds"] = r.run_seconds;
   j["cache_hit"] = r.cache_hit;
+  j["timing_skipped"] = r.timing_skipped;
   j["timing_policy"] = std::string(timing_policy_name(r.policy));
   j["timestamp"] = r.timestamp;
 }

@@ -41,7 +41,8 @@ bool get_bool(const json& obj, const char* key, const std::string& where) {
 MeasureOptions parse_options(const json& o) {
   MRD_USER_CHECK(o.is_object(), "task file: \"options\" must be an object");
   reject_unknown(o, {"number", "repeat", "min_repeat_ms", "cooldown_interval", "enable_cpu_cache_flush",
-                     "build_timeout", "run_timeout", "check_correctness"},
+                     "build_timeout", "run_timeout", "check_correctness", "skip_hopeless",
+                     "skip_hopeless_factor"},
                  "\"options\"");
   MeasureOptions m;
   const std::string w = "options";
@@ -50,12 +51,12 @@ MeasureOptions parse_options(const json& o) {
     const auto& r = option_range(key);
     out = get_int(o, key, static_cast<int>(r.min), static_cast<int>(r.max), w);
   };
-  auto seconds_option = [&](const char* key, double& out) {
+  auto real_option = [&](const char* key, double& out) {
     if (!o.contains(key)) return;
     const auto& r = option_range(key);
     const json& v = o.at(key);
-    MRD_USER_CHECK(v.is_number(), "task file: ", w, ".", key, " must be a number of seconds, got ",
-                   v.dump());
+    MRD_USER_CHECK(v.is_number(), "task file: ", w, ".", key, " must be a number", r.unit.empty() ? "" : " of seconds",
+                   ", got ", v.dump());
     double x = v.get<double>();
     MRD_USER_CHECK(in_range(r, x), "task file: ", w, ".", key, " must be in ", range_text(r),
                    ", got ", x);
@@ -64,11 +65,13 @@ MeasureOptions parse_options(const json& o) {
   int_option("number", m.number);
   int_option("repeat", m.repeat);
   int_option("min_repeat_ms", m.min_repeat_ms);
-  seconds_option("cooldown_interval", m.cooldown_interval);
+  real_option("cooldown_interval", m.cooldown_interval);
   if (o.contains("enable_cpu_cache_flush")) m.enable_cpu_cache_flush = get_bool(o, "enable_cpu_cache_flush", w);
-  seconds_option("build_timeout", m.build_timeout);
-  seconds_option("run_timeout", m.run_timeout);
+  real_option("build_timeout", m.build_timeout);
+  real_option("run_timeout", m.run_timeout);
   if (o.contains("check_correctness")) m.check_correctness = get_bool(o, "check_correctness", w);
+  if (o.contains("skip_hopeless")) m.skip_hopeless = get_bool(o, "skip_hopeless", w);
+  real_option("skip_hopeless_factor", m.skip_hopeless_factor);
   return m;
 }
 

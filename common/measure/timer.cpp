@@ -6,6 +6,22 @@
 #include <thread>
 
 namespace mrd::measure {
+namespace {
+
+constexpr double kGoldenRatio = 1.618;
+
+// The calls TVM's rule throws away before a repeat of `number` calls of `per_call_ms` each
+// lasts min_repeat_ms.
+int calls_discarded_by_growth(int number, double per_call_ms, double min_repeat_ms) {
+  int discarded = 0;
+  for (int i = 0; i < 100 && number * per_call_ms < min_repeat_ms; ++i) {
+    discarded += number;
+    number = static_cast<int>(std::min(std::max(min_repeat_ms / per_call_ms + 1, number * kGoldenRatio), 1e9));
+  }
+  return discarded;
+}
+
+}  // namespace
 
 double SteadyClock::now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -18,7 +34,6 @@ void SteadyClock::sleep(double seconds) {
 TimerOutcome time_calls(const std::function<void()>& call, const std::function<void()>& before_repeat,
                         const TimerConfig& config, Clock& clock) {
   constexpr int kMaxZeroRedos = 100;
-  constexpr double kGoldenRatio = 1.618;
   TimerOutcome out;
   int number = std::max(1, config.number);
   double min_repeat_ms = std::max(0, config.min_repeat_ms);
@@ -32,8 +47,16 @@ TimerOutcome time_calls(const std::function<void()>& call, const std::function<v
   double warmup_start = clock.now();
   call();  // warm-up, not part of any cost
   double warmup_ms = (clock.now() - warmup_start) * 1e3;
+  out.warmup_seconds = warmup_ms / 1e3;
+  if (config.give_up_after_warmup > 0 && out.warmup_seconds > config.give_up_after_warmup && !stopped()) {
+    out.skipped = true;
+    out.costs = {out.warmup_seconds};
+    out.final_number = number;
+    return out;
+  }
   if (config.calibrate_from_warmup && warmup_ms > 0 && min_repeat_ms > 0) {
     double wanted = std::ceil(min_repeat_ms / warmup_ms);
+    out.calls_saved = calls_discarded_by_growth(number, warmup_ms, min_repeat_ms);
     number = static_cast<int>(std::clamp(wanted, static_cast<double>(number), 1e9));
   }
   if (stopped()) {

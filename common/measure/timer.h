@@ -11,7 +11,14 @@
 // and `number` starts at ceil(min_repeat_ms / warm-up time) when that is larger, so the first
 // repeat already lasts about min_repeat_ms instead of being thrown away and redone; the
 // growth rule still applies if it falls short. The cost keeps TVM's meaning (time per call of
-// a repeat of at least min_repeat_ms).
+// a repeat of at least min_repeat_ms). Calibration saves the calls of the repeats TVM would
+// redo: for a kernel whose `number` calls last less than min_repeat_ms, TVM times 3, then
+// about 5, 8, ... calls until one repeat is long enough and throws those away
+// (TimerOutcome::discarded_calls counts them without calibration; with it they are 0 unless
+// the warm-up was unusually slow).
+//
+// With give_up_after_warmup > 0, a warm-up call slower than that many seconds ends the timing
+// at once: `skipped` is set and the warm-up's time is the one cost (skip-hopeless).
 #pragma once
 
 #include <atomic>
@@ -43,6 +50,8 @@ struct TimerConfig {
   bool cache_flush = false;
   /// Start `number` from the timed warm-up call (see above).
   bool calibrate_from_warmup = false;
+  /// Seconds: a slower warm-up call ends the timing (see above); <= 0: never.
+  double give_up_after_warmup = 0.0;
   /// Clock time after which no new batch of calls starts (<= 0: none).
   double deadline = 0.0;
   /// When set (by a watchdog), timing stops after the call in progress.
@@ -54,6 +63,11 @@ struct TimerOutcome {
   bool timed_out = false;     ///< the deadline passed or stop was set before the end
   int final_number = 0;       ///< calls per repeat at the end
   int discarded_calls = 0;    ///< timed calls of repeats redone because they were too short
+  /// With calibration: the calls TVM's rule would have timed and thrown away at the warm-up's
+  /// speed (short first attempts of each repeat), which calibration did not make.
+  int calls_saved = 0;
+  double warmup_seconds = 0;  ///< the warm-up call's time
+  bool skipped = false;       ///< give_up_after_warmup ended the timing after the warm-up
 };
 
 /// Times `call`. `before_repeat` may be empty.

@@ -16,7 +16,7 @@ namespace {
 measure::TimingPolicy read_policy(BodyReader& ar) {
   uint8_t p = 0;
   ar(p);
-  if (p > 1) malformed("unknown timing policy");
+  if (p > uint8_t(measure::TimingPolicy::Pinned)) malformed("unknown timing policy");
   return static_cast<measure::TimingPolicy>(p);
 }
 
@@ -25,6 +25,7 @@ measure::TimingPolicy read_policy(BodyReader& ar) {
 void write(BodyWriter& ar, const measure::MeasureOptions& m) {
   ar(int32_t(m.number), int32_t(m.repeat), int32_t(m.min_repeat_ms), m.cooldown_interval,
      m.enable_cpu_cache_flush, m.build_timeout, m.run_timeout, m.check_correctness);
+  ar(m.skip_hopeless, m.skip_hopeless_factor);
 }
 void read(BodyReader& ar, measure::MeasureOptions& m, const Limits&) {
   int32_t number = 0, repeat = 0, min_repeat_ms = 0;
@@ -33,6 +34,8 @@ void read(BodyReader& ar, measure::MeasureOptions& m, const Limits&) {
   m.number = number;
   m.repeat = repeat;
   m.min_repeat_ms = min_repeat_ms;
+  // Appended fields: absent from an older peer's body, which then keeps the defaults.
+  if (ar.remaining() > 0) ar(m.skip_hopeless, m.skip_hopeless_factor);
 }
 
 void write(BodyWriter& ar, const measure::MeasureResult& m) {
@@ -40,6 +43,7 @@ void write(BodyWriter& ar, const measure::MeasureResult& m) {
   ar(int32_t(m.error_no));
   write_string(ar, m.error_msg);
   ar(m.all_cost, m.timestamp, m.build_seconds, m.run_seconds, m.cache_hit, uint8_t(m.policy));
+  ar(m.timing_skipped);
 }
 void read(BodyReader& ar, measure::MeasureResult& m, const Limits&) {
   read_doubles(ar, m.costs);
@@ -50,6 +54,7 @@ void read(BodyReader& ar, measure::MeasureResult& m, const Limits&) {
   read_string(ar, m.error_msg);
   ar(m.all_cost, m.timestamp, m.build_seconds, m.run_seconds, m.cache_hit);
   m.policy = read_policy(ar);
+  if (ar.remaining() > 0) ar(m.timing_skipped);  // appended; an older daemon sends none
 }
 
 void write(BodyWriter& ar, const Hello& m) {
@@ -203,6 +208,7 @@ void write(BodyWriter& ar, const RunJob& m) {
   write_string(ar, m.steps);
   write_string(ar, m.artifact);
   write(ar, m.options);
+  ar(m.best_cost);
 }
 void read(BodyReader& ar, RunJob& m, const Limits& limits) {
   ar(m.job_id);
@@ -210,6 +216,7 @@ void read(BodyReader& ar, RunJob& m, const Limits& limits) {
   read_string(ar, m.steps);
   read_string(ar, m.artifact);
   read(ar, m.options, limits);
+  ar(m.best_cost);
 }
 
 void write(BodyWriter& ar, const JobResult& m) {

@@ -45,6 +45,9 @@ struct RunJob {
   std::string steps;
   std::string artifact;  ///< what the build returned (a path in the build cache)
   measure::MeasureOptions options;
+  /// The best mean cost the daemon has seen for this task (seconds; 0: none yet), against
+  /// which options.skip_hopeless judges the warm-up.
+  double best_cost = 0;
 };
 
 /// The worker's answer to a job whose task it does not have (it never had it, or evicted it):

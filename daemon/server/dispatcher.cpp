@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <ctime>
 
+#include "common/measure/task.h"
+
 namespace mrd::daemon {
 
 using measure::MeasureErrorNo;
@@ -19,8 +21,9 @@ double now_seconds() {
 
 }  // namespace
 
-Dispatcher::Dispatcher(WorkerPool& pool, measure::TimingPolicy policy)
-    : pool_(pool), policy_(policy) {
+Dispatcher::Dispatcher(WorkerPool& pool, measure::TimingPolicy policy, std::vector<int> cores)
+    : pool_(pool), policy_(policy), cores_(std::move(cores)) {
+  if (cores_.empty()) cores_ = allowed_cores();
   std::weak_ptr<bool> alive = alive_;
   pool_.set_on_idle([this, alive] {
     if (alive.lock()) schedule();
@@ -37,7 +40,22 @@ bool Dispatcher::submit(uint64_t client, proto::MeasureRequest request, RequestS
   auto r = std::make_unique<Request>();
   r->serial = next_serial_++;
   r->task = make_task_bytes(std::move(request.task));
+  r->task_key.assign(r->task->digest.sha256.begin(), r->task->digest.sha256.end());
   r->options = request.options;
+  if (policy_ == measure::TimingPolicy::Pinned) {
+    // The one field of the task the daemon reads. A task that does not decode fails in its
+    // builds (the worker says why) and never reaches a run.
+    int num_cores = 0;
+    try {
+      num_cores = measure::task_from_binary(r->task->bytes).hardware.num_cores;
+    } catch (const std::exception&) {
+    }
+    r->split = split_cores(cores_, num_cores);
+    if (!r->split && !request.states.empty())
+      spdlog::info("request {} of client {}: num_cores {} leaves none of the {} cores for builds; "
+                   "its runs are timed with nothing else active", request.request_id, client,
+                   num_cores == 0 ? "0 (every core)" : std::to_string(num_cores), cores_.size());
+  }
   r->inputs.resize(request.states.size());
   for (size_t i = 0; i < request.states.size(); ++i)
     r->inputs[i].steps = std::move(request.states[i]);
@@ -210,6 +228,7 @@ Dispatcher::Request* Dispatcher::next_request(Cursor& cursor, Key& key, Pred pre
 }
 
 void Dispatcher::schedule() {
+  if (policy_ == measure::TimingPolicy::Pinned) return schedule_pinned();
   while (pool_.idle() > 0) {
     if (policy_ == measure::TimingPolicy::Exclusive) {
       if (running_ > 0) return;
@@ -227,12 +246,40 @@ void Dispatcher::schedule() {
   }
 }
 
+std::vector<int> Dispatcher::run_cores(const Request& r) const {
+  return r.split ? r.split->timing : cores_;
+}
+
+std::vector<int> Dispatcher::build_cores() const {
+  std::vector<int> out;
+  for (int c : cores_)
+    if (std::find(run_cores_.begin(), run_cores_.end(), c) == run_cores_.end()) out.push_back(c);
+  return out;
+}
+
+void Dispatcher::schedule_pinned() {
+  while (pool_.idle() > 0) {
+    if (running_ == 0) {
+      // A run that leaves cores to the builds starts at once (they move off its cores); one
+      // that needs every core only when nothing builds.
+      if (start_run([](const Request& q) { return q.split.has_value(); })) continue;
+      if (building_ == 0 && start_run()) continue;
+    }
+    bool needs_all = running_ > 0 ? run_cores_.size() == cores_.size() : false;
+    if (running_ == 0)
+      for (const auto& [key, q] : requests_)
+        if (!paused(key.first) && !q->built.empty() && !q->split) needs_all = true;
+    if (needs_all || !start_build()) return;
+  }
+}
+
 size_t Dispatcher::run_batch() const { return kRunBatchPerWorker * std::max<size_t>(1, pool_.size()); }
 
-bool Dispatcher::start_build() {
+bool Dispatcher::start_build(const std::function<bool(const Request&)>& allowed) {
   Key key;
-  Request* r =
-      next_request(build_cursor_, key, [](const Request& q) { return q.next_build_ready(); });
+  Request* r = next_request(build_cursor_, key, [&](const Request& q) {
+    return q.next_build_ready() && (!allowed || allowed(q));
+  });
   if (!r) return false;
   uint32_t index = r->next_build++;
   Input& in = r->inputs[index];
@@ -246,6 +293,7 @@ bool Dispatcher::start_build() {
   job.task = r->task;
   job.steps = in.steps;
   job.options = r->options;
+  if (policy_ == measure::TimingPolicy::Pinned) job.cores = build_cores();
   std::weak_ptr<bool> alive = alive_;
   uint64_t serial = r->serial;
   pool_.submit(std::move(job), [this, alive, key, serial, index](JobOutcome o) {
@@ -254,10 +302,12 @@ bool Dispatcher::start_build() {
   return true;
 }
 
-bool Dispatcher::start_run() {
+bool Dispatcher::start_run(const std::function<bool(const Request&)>& allowed) {
   if (waiting_runs_ == 0) return false;
   Key key;
-  Request* r = next_request(run_cursor_, key, [](const Request& q) { return !q.built.empty(); });
+  Request* r = next_request(run_cursor_, key, [&](const Request& q) {
+    return !q.built.empty() && (!allowed || allowed(q));
+  });
   if (!r) return false;
   uint32_t index = *r->built.begin();
   r->built.erase(r->built.begin());
@@ -272,6 +322,14 @@ bool Dispatcher::start_run() {
   job.steps = in.steps;
   job.artifact = in.artifact;
   job.options = r->options;
+  if (r->options.skip_hopeless) {
+    auto best = best_costs_.find(r->task_key);
+    if (best != best_costs_.end()) job.best_cost = best->second;
+  }
+  if (policy_ == measure::TimingPolicy::Pinned) {
+    run_cores_ = job.cores = run_cores(*r);
+    if (building_ > 0) pool_.pin_builds(build_cores());  // off the run's cores first
+  }
   std::weak_ptr<bool> alive = alive_;
   uint64_t serial = r->serial;
   pool_.submit(std::move(job), [this, alive, key, serial, index](JobOutcome o) {
@@ -283,6 +341,10 @@ bool Dispatcher::start_run() {
 void Dispatcher::on_job_done(Key key, uint64_t serial, uint32_t index, Phase phase,
                              JobOutcome outcome) {
   (phase == Phase::Build ? building_ : running_)--;
+  if (phase == Phase::Run && policy_ == measure::TimingPolicy::Pinned) {
+    run_cores_.clear();
+    if (building_ > 0) pool_.pin_builds(cores_);  // the builds take every core again
+  }
   auto it = requests_.find(key);
   if (it != requests_.end() && it->second->serial == serial) {
     Request& r = *it->second;
@@ -306,6 +368,7 @@ void Dispatcher::on_job_done(Key key, uint64_t serial, uint32_t index, Phase pha
       }
     } else {
       MeasureResult res = std::move(outcome.result);
+      note_best(r.task_key, res);
       res.build_seconds = in.build.build_seconds;
       res.cache_hit = in.build.cache_hit;
       res.all_cost = in.build.all_cost + res.all_cost;
@@ -313,6 +376,30 @@ void Dispatcher::on_job_done(Key key, uint64_t serial, uint32_t index, Phase pha
     }
   }
   schedule();
+}
+
+double Dispatcher::best_cost(const std::string& task) const {
+  proto::TaskDigest d = proto::task_digest(task);
+  auto it = best_costs_.find(std::string(d.sha256.begin(), d.sha256.end()));
+  return it == best_costs_.end() ? 0.0 : it->second;
+}
+
+void Dispatcher::note_best(const std::string& task_key, const MeasureResult& result) {
+  if (result.error_no != MeasureErrorNo::NoError || result.timing_skipped || result.costs.empty()) return;
+  double sum = 0;
+  for (double c : result.costs) sum += c;
+  double mean = sum / double(result.costs.size());
+  if (!(mean > 0)) return;
+  auto [it, inserted] = best_costs_.emplace(task_key, mean);
+  if (inserted) {
+    best_order_.push_back(task_key);
+    if (best_order_.size() > kMaxBestCosts) {
+      best_costs_.erase(best_order_.front());
+      best_order_.pop_front();
+    }
+  } else if (mean < it->second) {
+    it->second = mean;
+  }
 }
 
 void Dispatcher::finish(Key key, Request& r, uint32_t index, MeasureResult result) {

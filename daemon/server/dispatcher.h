@@ -11,6 +11,17 @@
 // left but timing (so that a small request does not wait for a stream of other builds), or
 // nothing is left to build; then the builds in flight finish and the backlog is timed one candidate at a time,
 // with no build started meanwhile. `shared`: builds and runs take any idle worker, runs first.
+// `pinned`: one run at a time, its worker pinned to the last num_cores cores (the task's
+// HardwareParams), while the other workers build: when a run starts, the builds in progress
+// move onto the other cores and new builds start there; when it ends, the builds take every
+// core again. A task whose num_cores leaves no core for builds (0 = every core) has its runs
+// timed with nothing else active: such a run waits for the builds to end and no build starts
+// meanwhile (logged once per request). On a machine of fewer than two cores the daemon runs
+// `exclusive` instead (and says so).
+//
+// Skip-hopeless: the dispatcher keeps the best mean cost timed for each task (its bytes:
+// workload, target, hardware) and sends it with each run, so that a run of a request with
+// options.skip_hopeless can stop after a hopeless warm-up.
 #pragma once
 
 #include <chrono>
@@ -27,6 +38,7 @@
 
 #include "common/measure/measure_types.h"
 #include "common/proto/messages.h"
+#include "daemon/server/core_split.h"
 #include "daemon/server/worker_pool.h"
 
 namespace mrd::daemon {
@@ -48,7 +60,8 @@ struct DispatcherStats {
 
 class Dispatcher {
  public:
-  Dispatcher(WorkerPool& pool, measure::TimingPolicy policy);
+  /// `cores`: what the pinned policy divides (empty: the cores this process may use).
+  Dispatcher(WorkerPool& pool, measure::TimingPolicy policy, std::vector<int> cores = {});
   ~Dispatcher();
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
@@ -75,7 +88,11 @@ class Dispatcher {
   measure::TimingPolicy policy() const { return policy_; }
   /// Built candidates per worker that end a build phase under the exclusive policy.
   static constexpr size_t kRunBatchPerWorker = 8;
+  /// Tasks whose best cost is remembered for skip-hopeless (the oldest is forgotten first).
+  static constexpr size_t kMaxBestCosts = 4096;
   DispatcherStats stats() const;
+  /// The best mean cost timed for a task (its bytes) so far; 0 when none.
+  double best_cost(const std::string& task) const;
 
  private:
   enum class InputState { Queued, Building, Built, Running, Done };
@@ -89,6 +106,10 @@ class Dispatcher {
   struct Request {
     uint64_t serial = 0;
     std::shared_ptr<const TaskBytes> task;
+    std::string task_key;  ///< the task digest's SHA-256: where its best cost is kept
+    /// The pinned policy: the cores of its runs and of its builds; nullopt when its runs need
+    /// every core.
+    std::optional<CoreSplit> split;
     measure::MeasureOptions options;
     std::vector<Input> inputs;
     std::vector<std::optional<measure::MeasureResult>> results;
@@ -118,8 +139,15 @@ class Dispatcher {
   /// A request of a client not paused has nothing left to do but timing.
   bool some_request_waits_only_for_timing() const;
   size_t run_batch() const;
-  bool start_build();
-  bool start_run();
+  /// Starts the next build (or run) due, of a request that `allowed` accepts (empty: any).
+  bool start_build(const std::function<bool(const Request&)>& allowed = {});
+  bool start_run(const std::function<bool(const Request&)>& allowed = {});
+  void schedule_pinned();
+  /// The cores a run of `r` times on (pinned policy).
+  std::vector<int> run_cores(const Request& r) const;
+  /// The cores builds may use now: those the run in progress leaves (pinned policy).
+  std::vector<int> build_cores() const;
+  void note_best(const std::string& task_key, const measure::MeasureResult& result);
   /// Whose turn it is: the client served last, and each client's request served last.
   struct Cursor {
     uint64_t client = 0;
@@ -136,6 +164,10 @@ class Dispatcher {
 
   WorkerPool& pool_;
   measure::TimingPolicy policy_;
+  std::vector<int> cores_;
+  std::vector<int> run_cores_;          ///< pinned: the cores of the run in progress
+  std::map<std::string, double> best_costs_;
+  std::deque<std::string> best_order_;  ///< keys of best_costs_, oldest first
   std::map<Key, std::unique_ptr<Request>> requests_;
   std::set<uint64_t> paused_;
   Cursor build_cursor_;

@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <boost/process.hpp>
 
 #include "common/proto/codec.h"
 #include "common/proto/frame_decoder.h"
 #include "common/util/error.h"
 #include "common/util/process_tree.h"
+#include "daemon/server/core_split.h"
 #include "daemon/server/worker_death.h"
 #include "daemon/server/worker_scratch.h"
 #include "daemon/worker/sanitizer_build.h"
@@ -222,6 +224,9 @@ void ProcessWorkerPool::submit(Job job, JobDone done) {
       break;
     }
   MRD_CHECK(w, "submit with no idle worker");
+  // The pinned policy: the worker's threads (and what it starts) run on the job's cores.
+  if (!job.cores.empty() && !pin_process_tree(w->pid, job.cores))
+    spdlog::warn("worker {}: cannot pin it to its job's cores: {}", w->pid, std::strerror(errno));
   w->done = std::move(done);
   uint64_t sent_before = w->link.task_bytes_sent();
   std::string frame = w->link.start_job(next_job_id_++, job);
@@ -250,6 +255,12 @@ void ProcessWorkerPool::write_to(const std::shared_ptr<Worker>& w, std::string f
                       auto w = weak.lock();
                       if (ec && w && !w->dead) on_exit(*w, "", false);
                     });
+}
+
+void ProcessWorkerPool::pin_builds(const std::vector<int>& cores) {
+  for (const auto& w : workers_)
+    if (!w->dead && w->link.state() == WorkerState::Building && !pin_process_tree(w->pid, cores))
+      spdlog::warn("worker {}: cannot move its build onto other cores: {}", w->pid, std::strerror(errno));
 }
 
 void ProcessWorkerPool::on_result(Worker& w, JobOutcome outcome, bool retire) {

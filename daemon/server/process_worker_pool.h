@@ -67,6 +67,7 @@ class ProcessWorkerPool : public WorkerPool {
   size_t idle() const override;
   size_t size() const override { return config_.size; }
   void submit(Job job, JobDone done) override;
+  void pin_builds(const std::vector<int>& cores) override;
   void set_on_idle(std::function<void()> on_idle) override { on_idle_ = std::move(on_idle); }
   std::vector<proto::WorkerStatus> status() const override;
   void stop() override;

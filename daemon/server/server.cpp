@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "common/util/error.h"
+#include "daemon/server/core_split.h"
 #include "daemon/server/host_info.h"
 #include "daemon/server/listen_socket.h"
 #include "daemon/server/logging.h"
@@ -19,11 +20,28 @@
 namespace mrd::daemon {
 
 namespace asio = boost::asio;
+
+namespace {
+
+// The pinned policy needs a core for builds besides the timing's.
+ServerConfig with_usable_policy(ServerConfig c) {
+  if (c.policy == measure::TimingPolicy::Pinned) {
+    size_t n = allowed_cores().size();
+    if (n < 2) {
+      spdlog::warn("timing policy pinned needs at least 2 cores and this process may use {}: "
+                   "timing exclusive instead", n);
+      c.policy = measure::TimingPolicy::Exclusive;
+    }
+  }
+  return c;
+}
+
+}  // namespace
 using local = asio::local::stream_protocol;
 
 Server::Server(asio::io_context& io, ServerConfig config)
     : io_(io),
-      config_(std::move(config)),
+      config_(with_usable_policy(std::move(config))),
       acceptor_(io),
       signals_(io, SIGTERM, SIGINT, SIGHUP),
       status_timer_(io),

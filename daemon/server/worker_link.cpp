@@ -46,6 +46,7 @@ std::string WorkerLink::job_frame(bool with_task) {
   r.steps = job_.steps;
   r.artifact = job_.artifact;
   r.options = job_.options;
+  r.best_cost = job_.best_cost;
   return proto::encode(r);
 }
 

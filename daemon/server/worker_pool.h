@@ -36,6 +36,9 @@ struct Job {
   std::string steps;                        ///< JSON text of the transform steps
   std::string artifact;                     ///< for a run: what its build returned
   measure::MeasureOptions options;
+  double best_cost = 0;  ///< for a run: the best mean cost of its task so far (0: none)
+  /// Cores the job's worker is pinned to (the pinned policy); empty: every core.
+  std::vector<int> cores;
 };
 
 struct JobOutcome {
@@ -56,6 +59,9 @@ class WorkerPool {
   /// Starts `job` on an idle worker (precondition: idle() > 0). `done` is called exactly once,
   /// later, from the event loop — never from inside submit() — unless the pool is stopped.
   virtual void submit(Job job, JobDone done) = 0;
+  /// Moves every worker building now (its threads and the processes it started) onto
+  /// `cores` (the pinned policy: off the cores of a run about to start, or back onto all).
+  virtual void pin_builds(const std::vector<int>& cores) = 0;
   /// Called each time a worker becomes idle (a job finished, a worker (re)started).
   virtual void set_on_idle(std::function<void()> on_idle) = 0;
   virtual std::vector<proto::WorkerStatus> status() const = 0;

@@ -39,7 +39,9 @@ int main(int argc, char** argv) {
   app.add_option("--cc", o.build.compiler, "C compiler (name in PATH or path)")->capture_default_str();
   app.add_option("--cflags", cflags,
                  "Compiler flags replacing the default \"-O3 -march=native -fPIC -shared -fopenmp\"");
-  app.add_flag("--profile-stages", o.profile_stages, "Add per-stage seconds to each result line");
+  app.add_flag("--profile-stages", o.profile_stages,
+               "Add per-stage seconds to each result line, and calls_saved: the timed calls "
+               "that calibrating number from the warm-up saved (TVM would have thrown them away)");
   app.add_flag("--fail-on-error", o.fail_on_error, "Exit with 3 when any state has a measure error");
   app.add_flag("--test-corrupt-output", o.corrupt_output_for_test,
                "Testing only: perturb each output before the correctness check (forces WRONG_ANSWER)");

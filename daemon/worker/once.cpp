@@ -27,6 +27,7 @@ std::string result_line(size_t state, const measure::MeasureResult& r, double fl
     j["stages"] = {{"deserialize", 0.0},         {"lower", stages->lower}, {"codegen", stages->codegen},
                    {"compile", stages->compile}, {"load", stages->load},   {"run", stages->run},
                    {"check", stages->check}};
+    j["calls_saved"] = stages->calls_saved;
   }
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -88,6 +89,7 @@ int run_once(const OnceOptions& o) {
   });
 
   bool any_error = false;
+  double best_cost = 0;  // for skip_hopeless: the best mean cost among the states so far
   for (size_t i = o.resume_from; i < tf.states.size(); ++i) {
     current_state = i;
     measure::StageTimes stages;
@@ -107,7 +109,11 @@ int run_once(const OnceOptions& o) {
     if (o.dump_c && !b.source.empty()) std::cerr << "// state " << i << ": source\n" << b.source << "\n";
     measure::MeasureResult r = b.result;
     if (r.error_no == measure::MeasureErrorNo::NoError) {
-      r = measure::run_candidate(task, tf.states[i], b.artifact, options, &stages);
+      r = measure::run_candidate(task, tf.states[i], b.artifact, options, &stages, best_cost);
+      double m = measure::mean_cost(r);
+      if (r.error_no == measure::MeasureErrorNo::NoError && !r.timing_skipped && m > 0 &&
+          (best_cost == 0 || m < best_cost))
+        best_cost = m;
       r.build_seconds = b.result.build_seconds;
       r.cache_hit = b.result.cache_hit;
       r.all_cost = r.build_seconds + r.run_seconds;

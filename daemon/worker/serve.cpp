@@ -167,7 +167,8 @@ int serve(int in_fd, int out_fd, const ServeOptions& options) {
             const auto& task = *kept;
             out.result = is_fault_task(task)
                              ? fault_run(task, fault_context(options, out_fd, job.job_id))
-                             : measure::run_candidate(task, job.steps, job.artifact, job.options);
+                             : measure::run_candidate(task, job.steps, job.artifact, job.options, nullptr,
+                                                      job.best_cost);
           } catch (const std::exception& e) {
             out.result = failure(MeasureErrorNo::RuntimeDevice, e.what());
           }

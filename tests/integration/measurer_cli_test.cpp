@@ -208,3 +208,29 @@ TEST_CASE("Ctrl-C cancels measurer submit: results so far, cancelled count, exit
   CHECK(rows < 49);
   CHECK(t.err.find(std::to_string(49 - rows) + " cancelled (#") != std::string::npos);
 }
+
+TEST_CASE("measurer submit --skip-hopeless: the first state is timed in full, each line says whether it was skipped") {
+  Daemon d(1);
+  TempDir dir;
+  auto task = dir.path / "task.json";
+  write_file(task, R"({"workload": {"function": "matmul", "args": [32, 32, 32, "float32"]},
+    "options": {"number": 1, "repeat": 2, "min_repeat_ms": 0},
+    "states": [[], [], []]})");
+  auto o = run_measurer({"submit", task.string(), "--json", "--skip-hopeless", "--skip-hopeless-factor", "1",
+                         "--socket", d.socket()},
+                        dir.path);
+  CHECK(o.code == 0);
+  REQUIRE(o.lines.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    auto j = nlohmann::json::parse(o.lines[i]);
+    REQUIRE(j["timing_skipped"].is_boolean());
+    bool skipped = j["timing_skipped"].get<bool>();
+    if (i == 0) CHECK_FALSE(skipped);
+    CHECK(j["error"] == "NO_ERROR");
+    CHECK(j["costs"].size() == (skipped ? 1u : 2u));
+  }
+  // A factor below 1 would skip candidates faster than the best: a usage error.
+  auto bad = run_measurer({"submit", task.string(), "--skip-hopeless-factor", "0.5", "--socket", d.socket()},
+                          dir.path);
+  CHECK(bad.code == 2);
+}

@@ -44,14 +44,16 @@ def test_bodies_are_cereal_binary():
     body = req[wire.HEADER_SIZE:]
     expect = (struct.pack("<Q", 5) + struct.pack("<Q", 4) + b"TASK" + struct.pack("<Q", 2)
               + struct.pack("<Q", 2) + b"[]" + struct.pack("<Q", 3) + b"[1]"
-              + struct.pack("<iiidBddB", 3, 1, 100, 0.0, 0, 15.0, 10.0, 0))
+              + struct.pack("<iiidBddB", 3, 1, 100, 0.0, 0, 15.0, 10.0, 0)
+              + struct.pack("<Bd", 0, 10.0))  # skip_hopeless, skip_hopeless_factor
     assert body == expect
 
 
-def _result_body(error_no=0, cache_hit=1, policy=1, tail=b""):
+def _result_body(error_no=0, cache_hit=1, policy=1, skipped=1, tail=b""):
     return (struct.pack("<QI", 9, 2) + struct.pack("<Q", 2) + struct.pack("<dd", 1e-3, 2e-3)
             + struct.pack("<i", error_no) + struct.pack("<Q", 2) + b"ok"
-            + struct.pack("<dddd", 0.5, 1.7e9, 0.3, 0.2) + bytes([cache_hit, policy]) + tail)
+            + struct.pack("<dddd", 0.5, 1.7e9, 0.3, 0.2) + bytes([cache_hit, policy])
+            + (bytes([skipped]) if skipped is not None else b"") + tail)
 
 
 def test_result_decodes_and_ignores_appended_fields():
@@ -61,6 +63,12 @@ def test_result_decodes_and_ignores_appended_fields():
     assert r.costs == [1e-3, 2e-3] and r.error_msg == "ok" and r.cache_hit
     assert r.timing_policy == wire.TimingPolicy.SHARED
     assert r.mean_cost == pytest.approx(1.5e-3)
+    assert r.timing_skipped
+
+
+def test_result_of_an_older_daemon_has_no_timing_skipped():
+    r = wire.decode_measure_result(_result_body(policy=2, skipped=None)).result
+    assert r.timing_policy == wire.TimingPolicy.PINNED and not r.timing_skipped
 
 
 def _status_body(degraded=None):
@@ -80,8 +88,8 @@ def test_status_reads_degraded_and_replies_of_older_daemons():
 
 
 @pytest.mark.parametrize("body", [
-    _result_body(error_no=9), _result_body(cache_hit=2), _result_body(policy=2),
-    _result_body()[:-1], struct.pack("<QIQ", 1, 0, 1 << 60)])
+    _result_body(error_no=9), _result_body(cache_hit=2), _result_body(policy=3),
+    _result_body(skipped=2), _result_body(skipped=None)[:-1], struct.pack("<QIQ", 1, 0, 1 << 60)])
 def test_bad_bodies_are_decode_errors(body):
     with pytest.raises(wire.DecodeError):
         wire.decode_measure_result(body)

@@ -286,7 +286,7 @@ int main(int argc, char** argv) {
                  "when this measurerd has the switch")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--timing-policy", o.timing_policy, "the daemon's timing policy")
-      ->check(CLI::IsMember({"exclusive", "shared"}));
+      ->check(CLI::IsMember({"exclusive", "pinned", "shared"}));
   app.add_option("--limit-as-mb", o.limit_as_mb,
                  "address-space limit of each worker in MiB (what stops fault.runaway_alloc)");
   app.add_flag("--verbose", o.verbose,

@@ -74,6 +74,7 @@ class MeasureErrorNo(enum.IntEnum):
 class TimingPolicy(enum.IntEnum):
     EXCLUSIVE = 0
     SHARED = 1
+    PINNED = 2
 
 
 class WorkerState(enum.IntEnum):
@@ -103,6 +104,10 @@ class MeasureOptions:
     build_timeout: float = 15.0
     run_timeout: float = 10.0
     check_correctness: bool = False
+    # Stop timing a state whose warm-up call alone is slower than skip_hopeless_factor times
+    # the best mean cost the daemon has measured for the task.
+    skip_hopeless: bool = False
+    skip_hopeless_factor: float = 10.0
 
 
 @dataclass
@@ -118,6 +123,7 @@ class MeasureResult:
     run_seconds: float = 0.0
     cache_hit: bool = False
     timing_policy: int = TimingPolicy.EXCLUSIVE
+    timing_skipped: bool = False  # skip-hopeless: costs hold the warm-up call's time
 
     @property
     def ok(self) -> bool:
@@ -367,6 +373,7 @@ def _write_options(w: BodyWriter, o: MeasureOptions) -> None:
     w.i32(int(o.number)).i32(int(o.repeat)).i32(int(o.min_repeat_ms))
     w.f64(float(o.cooldown_interval)).boolean(o.enable_cpu_cache_flush)
     w.f64(float(o.build_timeout)).f64(float(o.run_timeout)).boolean(o.check_correctness)
+    w.boolean(o.skip_hopeless).f64(float(o.skip_hopeless_factor))
 
 
 def _read_result(r: BodyReader) -> MeasureResult:
@@ -376,8 +383,9 @@ def _read_result(r: BodyReader) -> MeasureResult:
     all_cost, timestamp, build_s, run_s = r.f64(), r.f64(), r.f64(), r.f64()
     cache_hit = r.boolean()
     policy = r.enum(TimingPolicy, r.u8())
+    skipped = r.boolean() if r.remaining() > 0 else False  # appended field
     return MeasureResult(costs, error_no, error_msg, all_cost, timestamp, build_s, run_s,
-                         cache_hit, policy)
+                         cache_hit, policy, skipped)
 
 
 def encode_hello(client_name: str, min_version: int = VERSION, max_version: int = VERSION) -> bytes:

@@ -25,6 +25,10 @@ class FakeWorkerPool : public WorkerPool {
     jobs.push_back({std::move(job), std::move(done)});
     ++submitted;
   }
+  void pin_builds(const std::vector<int>& cores) override {
+    for (auto& p : jobs)
+      if (p.job.phase == Phase::Build) p.job.cores = cores;
+  }
   void set_on_idle(std::function<void()> f) override { on_idle_ = std::move(f); }
   std::vector<proto::WorkerStatus> status() const override { return {}; }
   void stop() override { jobs.clear(); }

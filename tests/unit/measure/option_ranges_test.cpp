@@ -43,6 +43,7 @@ void set(MeasureOptions& o, std::string_view name, double v) {
   if (name == "cooldown_interval") o.cooldown_interval = v;
   if (name == "build_timeout") o.build_timeout = v;
   if (name == "run_timeout") o.run_timeout = v;
+  if (name == "skip_hopeless_factor") o.skip_hopeless_factor = v;
 }
 
 }  // namespace

@@ -203,3 +203,28 @@ TEST_CASE("pipeline: the matmul_add gallery record, shrunk to 128^3, compiles, r
     CHECK(r.error_no == MeasureErrorNo::NoError);
   }
 }
+
+TEST_CASE("pipeline: skip-hopeless stops after a warm-up slower than the factor times the best") {
+  Task t = matmul(32, 32, 32);
+  MeasureOptions o = quick();
+  o.repeat = 3;
+  o.skip_hopeless = true;
+  o.skip_hopeless_factor = 10;
+  BuildOutput b = build_candidate(t, "[]", o, config());
+  REQUIRE(b.result.error_no == MeasureErrorNo::NoError);
+  // A best of a picosecond: any real call is hopeless beside it; the output is still checked.
+  MeasureResult skipped = run_candidate(t, "[]", b.artifact, o, nullptr, 1e-12);
+  CHECK(skipped.error_no == MeasureErrorNo::NoError);
+  CHECK(skipped.timing_skipped);
+  REQUIRE(skipped.costs.size() == 1);
+  CHECK(skipped.costs[0] > 0);
+  CHECK(skipped.error_msg.find("timing skipped: the warm-up call took") == 0);
+  // A best of an hour, no best at all, or the option off: timed in full.
+  for (double best : {3600.0, 0.0}) {
+    MeasureResult timed = run_candidate(t, "[]", b.artifact, o, nullptr, best);
+    CHECK_FALSE(timed.timing_skipped);
+    CHECK(timed.costs.size() == 3);
+  }
+  o.skip_hopeless = false;
+  CHECK(run_candidate(t, "[]", b.artifact, o, nullptr, 1e-12).costs.size() == 3);
+}

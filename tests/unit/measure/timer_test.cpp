@@ -143,3 +143,43 @@ TEST_CASE("timer: calibrated from the warm-up, the first repeat already lasts mi
     CHECK(plain.discarded_calls == (3 * per_call < 0.1 ? 3 : 0));
   }
 }
+
+TEST_CASE("timer: calibration reports the calls TVM's growth rule would have thrown away") {
+  FakeClock clock;
+  auto call = [&] { clock.t += 0.010; };  // 10 ms: TVM times 3 calls (30 ms), then 11
+  TimerConfig cfg;
+  cfg.number = 3;
+  cfg.repeat = 1;
+  cfg.min_repeat_ms = 100;
+  TimerOutcome plain = time_calls(call, nullptr, cfg, clock);
+  cfg.calibrate_from_warmup = true;
+  TimerOutcome calibrated = time_calls(call, nullptr, cfg, clock);
+  CHECK(plain.discarded_calls == 3);
+  CHECK(calibrated.calls_saved == plain.discarded_calls);
+  CHECK(calibrated.discarded_calls == 0);
+}
+
+TEST_CASE("timer: a warm-up slower than give_up_after_warmup ends the timing with its cost") {
+  FakeClock clock;
+  int calls = 0;
+  auto call = [&] { ++calls, clock.t += 0.050; };
+  TimerConfig cfg;
+  cfg.number = 3;
+  cfg.repeat = 3;
+  cfg.min_repeat_ms = 100;
+  cfg.calibrate_from_warmup = true;
+  cfg.give_up_after_warmup = 0.040;
+  TimerOutcome skipped = time_calls(call, nullptr, cfg, clock);
+  CHECK(skipped.skipped);
+  CHECK(calls == 1);
+  REQUIRE(skipped.costs.size() == 1);
+  CHECK(skipped.costs[0] == Approx(0.050));
+  CHECK_FALSE(skipped.timed_out);
+
+  calls = 0;
+  cfg.give_up_after_warmup = 0.060;  // faster than the limit: timed as usual
+  TimerOutcome timed = time_calls(call, nullptr, cfg, clock);
+  CHECK_FALSE(timed.skipped);
+  CHECK(timed.costs.size() == 3);
+  CHECK(calls > 1);
+}

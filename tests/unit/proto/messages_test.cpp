@@ -142,11 +142,37 @@ TEST_CASE("bad enum and bool bytes are refused") {
   bad[error_no_at] = 99;
   CHECK_THROWS_AS(decode<MeasureResultMsg>(bad), ProtocolError);
   bad = body;
-  bad[body.size() - 2] = 2;  // cache_hit
+  bad[body.size() - 3] = 2;  // cache_hit
   CHECK_THROWS_AS(decode<MeasureResultMsg>(bad), ProtocolError);
   bad = body;
-  bad[body.size() - 1] = 5;  // policy
+  bad[body.size() - 2] = 5;  // policy
   CHECK_THROWS_AS(decode<MeasureResultMsg>(bad), ProtocolError);
+  bad = body;
+  bad[body.size() - 1] = 2;  // timing_skipped
+  CHECK_THROWS_AS(decode<MeasureResultMsg>(bad), ProtocolError);
+}
+
+TEST_CASE("appended fields: a body of an older peer, which ends before them, keeps the defaults") {
+  MeasureResultMsg m;
+  m.result.timing_skipped = true;
+  m.result.policy = mrd::measure::TimingPolicy::Pinned;
+  std::string body = body_of(encode(m));
+  CHECK(decode<MeasureResultMsg>(body).result.timing_skipped);
+  CHECK(decode<MeasureResultMsg>(body).result.policy == mrd::measure::TimingPolicy::Pinned);
+  CHECK_FALSE(decode<MeasureResultMsg>(body.substr(0, body.size() - 1)).result.timing_skipped);
+
+  MeasureRequest r;
+  r.options.skip_hopeless = true;
+  r.options.skip_hopeless_factor = 4;
+  std::string req = body_of(encode(r));
+  auto back = decode<MeasureRequest>(req);
+  CHECK(back.options.skip_hopeless);
+  CHECK(back.options.skip_hopeless_factor == 4);
+  auto old = decode<MeasureRequest>(req.substr(0, req.size() - 9));  // bool + f64
+  CHECK_FALSE(old.options.skip_hopeless);
+  CHECK(old.options.skip_hopeless_factor == 10);
+  // Half of the appended fields is a truncated body.
+  CHECK_THROWS_AS(decode<MeasureRequest>(req.substr(0, req.size() - 8)), ProtocolError);
 }
 
 TEST_CASE("every truncation and random garbage either decodes or throws ProtocolError") {
@@ -154,8 +180,14 @@ TEST_CASE("every truncation and random garbage either decodes or throws Protocol
   r.task = "task";
   r.states = {"[]", "[1]"};
   std::string body = body_of(encode(r));
-  for (size_t n = 0; n < body.size(); ++n)
-    CHECK_THROWS_AS(decode<MeasureRequest>(body.substr(0, n)), ProtocolError);
+  const size_t appended = 1 + 8;  // skip_hopeless, skip_hopeless_factor: absent from older peers
+  for (size_t n = 0; n < body.size(); ++n) {
+    INFO("truncated to " << n << " of " << body.size());
+    if (n == body.size() - appended)
+      CHECK_NOTHROW(decode<MeasureRequest>(body.substr(0, n)));
+    else
+      CHECK_THROWS_AS(decode<MeasureRequest>(body.substr(0, n)), ProtocolError);
+  }
 
   std::mt19937 rng(1234);
   int refused = 0;
@@ -218,11 +250,15 @@ TEST_CASE("worker job messages round trip") {
   r.task.digest = task_digest(task);  // by digest only
   r.artifact = "/cache/ab/cd.so";
   r.options.enable_cpu_cache_flush = true;
+  r.options.skip_hopeless = true;
+  r.best_cost = 0.0125;
   std::string run_frame = encode(r);
   CHECK(run_frame.size() < encode(b).size());
   auto r2 = decode<RunJob>(run_frame.substr(kHeaderSize));
   CHECK(r2.artifact == r.artifact);
   CHECK(r2.options.enable_cpu_cache_flush);
+  CHECK(r2.options.skip_hopeless);
+  CHECK(r2.best_cost == 0.0125);
   CHECK_FALSE(r2.task.has_bytes);
   CHECK(r2.task.digest == task_digest(task));
 

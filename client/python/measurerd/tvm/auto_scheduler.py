@@ -201,7 +201,11 @@ class _RunnerState:
 class Runner(ProgramRunner):
     """A ProgramRunner measuring through measurerd, with LocalRunner's options and meanings
     (`timeout` is the run timeout), plus `build_timeout` (LocalBuilder's timeout) and
-    `check_correctness` (compare with measurerd's reference interpreter: WRONG_ANSWER).
+    `check_correctness` (compare with measurerd's reference interpreter: WRONG_ANSWER) and
+    `skip_hopeless` / `skip_hopeless_factor` (off by default: a state whose warm-up call alone
+    is slower than the factor times the best mean cost so far is not timed further; its
+    MeasureResult has error_no 0, the warm-up's time as its cost and an error_msg starting
+    "timing skipped").
 
     A workload registered by a function name measurerd knows goes by name; any other (a
     TVM-only function, a workload registered from tensors) goes as its ComputeDAG, inline,
@@ -216,7 +220,8 @@ class Runner(ProgramRunner):
     def __init__(self, socket: Optional[str] = None, timeout: float = 10, number: int = 3,
                  repeat: int = 1, min_repeat_ms: int = 100, cooldown_interval: float = 0.0,
                  enable_cpu_cache_flush: bool = False, build_timeout: float = 15,
-                 check_correctness: bool = False, verbose: int = 1, inline: bool = True):
+                 check_correctness: bool = False, verbose: int = 1, inline: bool = True,
+                 skip_hopeless: bool = False, skip_hopeless_factor: float = 10.0):
         _install()
         if enable_cpu_cache_flush:  # as LocalRunner
             number, min_repeat_ms = 1, 0
@@ -224,7 +229,9 @@ class Runner(ProgramRunner):
                                  cooldown_interval=cooldown_interval,
                                  enable_cpu_cache_flush=enable_cpu_cache_flush,
                                  build_timeout=build_timeout, run_timeout=timeout,
-                                 check_correctness=check_correctness)
+                                 check_correctness=check_correctness,
+                                 skip_hopeless=skip_hopeless,
+                                 skip_hopeless_factor=skip_hopeless_factor)
         state = _RunnerState(socket, options, verbose, inline)
         key = "%s:%d" % (_MARK, next(_ids))
         _runners[key] = state
