@@ -38,7 +38,8 @@ std::set<std::string> keys(const nlohmann::json& j, std::set<std::string> withou
 
 const std::set<std::string> kResultFields = {
     "error_no", "error",         "error_msg",   "costs",     "mean_cost",     "gflops",
-    "all_cost", "build_seconds", "run_seconds", "cache_hit", "timing_policy", "timestamp"};
+    "all_cost", "build_seconds", "run_seconds", "cache_hit", "timing_skipped", "timing_policy",
+    "timestamp"};
 
 }  // namespace
 
