@@ -202,8 +202,11 @@ def test_a_daemon_killed_mid_request_raises_daemon_gone(own_daemon):
 
 
 def test_no_daemon_at_the_socket_is_a_connect_error(tmp_path):
-    with pytest.raises(measurerd.ConnectError, match="cannot connect"):
+    with pytest.raises(measurerd.ConnectError, match="cannot connect") as e:
         measurerd.Client(str(tmp_path / "none.sock"))
+    # With what to do about it, as measurer says.
+    assert "systemctl start measurerd.socket" in str(e.value)
+    assert "MEASURERD_SOCKET" in str(e.value)
 
 
 def _connect_as_nobody(socket_path):

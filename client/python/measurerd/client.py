@@ -6,6 +6,7 @@ One request at a time per Client; only cancel() may be called from another threa
 on_result callback) while measure() runs. Use one Client per measuring thread.
 """
 
+import errno
 import os
 import re
 import socket as _socket
@@ -18,6 +19,16 @@ from .errors import ConnectError, DaemonGone, ProtocolError, server_error
 from .records import append_records, make_record
 from .task import HardwareParams, Task, as_task, state_text, task_to_binary
 from .wire import ErrorCode, MeasureErrorNo, MeasureOptions, MeasureResult, MessageType
+
+
+def connect_hint(error):
+    """What to do about a socket that could not be connected to (errno `error`), as measurer says."""
+    if error in (errno.EACCES, errno.EPERM):
+        return ("  this user may not use that socket: measurerd's socket is open to its group "
+                "(add yourself with `usermod -aG measurerd $USER`, then log in again)")
+    return ("  is measurerd running? Start it with `measurerd --socket PATH`, or as a service with "
+            "`systemctl start measurerd.socket`;\n"
+            "  a daemon listening elsewhere is reached with socket=PATH or MEASURERD_SOCKET=PATH")
 
 SYSTEM_SOCKET = "/run/measurerd/measurerd.sock"
 CANCELLED_MESSAGE = "cancelled"
@@ -78,8 +89,8 @@ class Client:
             self._sock.connect(self.socket_path)
         except OSError as e:
             self._sock.close()
-            raise ConnectError("cannot connect to measurerd at %s: %s"
-                               % (self.socket_path, e.strerror or e)) from None
+            raise ConnectError("cannot connect to measurerd at %s: %s\n%s"
+                               % (self.socket_path, e.strerror or e, connect_hint(e.errno))) from None
         # A daemon that refuses this peer sends its Error frame at connect and closes without
         # reading: the Hello may meet a closed socket, and what the daemon said is reported.
         self._send_or_report(wire.encode_hello(client_name))
