@@ -9,6 +9,9 @@ namespace mrd::measure {
 namespace {
 
 constexpr double kGoldenRatio = 1.618;
+// Calls added to a short calibrated repeat: a little more than the shortfall, so one extension
+// is enough when the calls are steady.
+constexpr double kCalibrationMargin = 1.1;
 
 // The calls TVM's rule throws away before a repeat of `number` calls of `per_call_ms` each
 // lasts min_repeat_ms.
@@ -89,6 +92,22 @@ TimerOutcome time_calls(const std::function<void()>& call, const std::function<v
         if (stopped()) break;
       }
       duration_ms = (clock.now() - start) * 1e3;
+      // Calibrated, a repeat that falls short (the warm-up was slower than the calls after
+      // it) is extended by the calls it still needs rather than thrown away and redone: one
+      // contiguous run of `number` calls of at least min_repeat_ms, as TVM's rule ends with.
+      while (config.calibrate_from_warmup && duration_ms > 0.0 && duration_ms < min_repeat_ms &&
+             !stopped() && !past_deadline()) {
+        double per_call_ms = duration_ms / number;
+        int more = static_cast<int>(std::min(
+            std::ceil((min_repeat_ms - duration_ms) * kCalibrationMargin / per_call_ms), 1e9));
+        more = std::max(more, 1);
+        for (int i = 0; i < more; ++i) {
+          call();
+          if (stopped()) break;
+        }
+        number += more;
+        duration_ms = (clock.now() - start) * 1e3;
+      }
       if (stopped()) {
         stop = true;
         break;

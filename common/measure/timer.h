@@ -9,13 +9,13 @@
 //
 // With calibrate_from_warmup (what the measurement pipeline uses), the warm-up call is timed
 // and `number` starts at ceil(min_repeat_ms / warm-up time) when that is larger, so the first
-// repeat already lasts about min_repeat_ms instead of being thrown away and redone; the
-// growth rule still applies if it falls short. The cost keeps TVM's meaning (time per call of
-// a repeat of at least min_repeat_ms). Calibration saves the calls of the repeats TVM would
+// repeat already lasts about min_repeat_ms instead of being thrown away and redone. If it
+// still falls short (the warm-up call was slower than the calls after it), the repeat is
+// extended by the calls it lacks, not redone, and the extended number carries over. The cost
+// keeps TVM's meaning (time per call of one contiguous repeat of at least min_repeat_ms). Calibration saves the calls of the repeats TVM would
 // redo: for a kernel whose `number` calls last less than min_repeat_ms, TVM times 3, then
 // about 5, 8, ... calls until one repeat is long enough and throws those away
-// (TimerOutcome::discarded_calls counts them without calibration; with it they are 0 unless
-// the warm-up was unusually slow).
+// (TimerOutcome::discarded_calls counts them without calibration; with it they are 0).
 //
 // With give_up_after_warmup > 0, a warm-up call slower than that many seconds ends the timing
 // at once: `skipped` is set and the warm-up's time is the one cost (skip-hopeless).

@@ -144,6 +144,27 @@ TEST_CASE("timer: calibrated from the warm-up, the first repeat already lasts mi
   }
 }
 
+TEST_CASE("timer: calibrated, a repeat that falls short is extended, not redone") {
+  // A cold first call of 20 ms, then 10 ms calls: calibration asks for 5 calls (50 ms).
+  FakeClock clock;
+  int calls = 0;
+  auto call = [&] { clock.t += calls++ == 0 ? 0.020 : 0.010; };
+  TimerConfig cfg;
+  cfg.number = 3;
+  cfg.repeat = 2;
+  cfg.min_repeat_ms = 100;
+  cfg.calibrate_from_warmup = true;
+  TimerOutcome out = time_calls(call, nullptr, cfg, clock);
+  REQUIRE(out.costs.size() == 2);
+  CHECK(out.costs[0] == Approx(0.010));
+  CHECK(out.costs[1] == Approx(0.010));
+  CHECK(out.discarded_calls == 0);
+  // 5 calls, then the 6 (5.5 rounded up) that make it at least 100 ms; the second repeat
+  // starts at the extended number.
+  CHECK(out.final_number == 11);
+  CHECK(calls == 1 + 2 * 11);
+}
+
 TEST_CASE("timer: calibration reports the calls TVM's growth rule would have thrown away") {
   FakeClock clock;
   auto call = [&] { clock.t += 0.010; };  // 10 ms: TVM times 3 calls (30 ms), then 11
