@@ -12,26 +12,6 @@ using namespace mrd::testing;
 
 namespace {
 
-struct Output {
-  int code = -1;
-  std::vector<std::string> lines;
-  std::string err;
-};
-
-Output run_measurer(std::vector<std::string> args, const fs::path& dir) {
-  std::string out = (dir / "measurer.out").string(), err = (dir / "measurer.err").string();
-  fs::remove(out);
-  fs::remove(err);
-  bp::child c(build_path("client/measurer"), bp::args(args), bp::std_out > out, bp::std_err > err);
-  c.wait();
-  Output o;
-  o.code = c.exit_code();
-  std::ifstream in(out);
-  for (std::string l; std::getline(in, l);) o.lines.push_back(l);
-  o.err = file_text(err);
-  return o;
-}
-
 /// Only the user `measurer` may log in, and only to the mrd:* keys.
 std::vector<std::string> acl() {
   return {"--user", "default", "off", "--user", "measurer", "on", ">s3cret", "~mrd:*", "+@all"};

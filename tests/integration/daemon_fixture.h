@@ -147,6 +147,28 @@ inline std::string file_text(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+/// What a run of build/client/measurer printed.
+struct MeasurerOutput {
+  int code = -1;
+  std::vector<std::string> lines;  ///< stdout, line by line
+  std::string err;
+};
+
+/// Runs measurer with `args`, its output in files under `dir`, and waits for it.
+inline MeasurerOutput run_measurer(const std::vector<std::string>& args, const fs::path& dir) {
+  std::string out = (dir / "measurer.out").string(), err = (dir / "measurer.err").string();
+  fs::remove(out);  // the redirection does not truncate
+  fs::remove(err);
+  bp::child c(build_path("client/measurer"), bp::args(args), bp::std_out > out, bp::std_err > err);
+  c.wait();
+  MeasurerOutput o;
+  o.code = c.exit_code();
+  std::ifstream in(out);
+  for (std::string l; std::getline(in, l);) o.lines.push_back(l);
+  o.err = file_text(err);
+  return o;
+}
+
 /// Occurrences of `what` in `text`.
 inline size_t count_of(const std::string& text, const std::string& what) {
   size_t n = 0;

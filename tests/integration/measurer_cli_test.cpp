@@ -12,24 +12,6 @@ using namespace mrd::testing;
 
 namespace {
 
-struct Output {
-  int code = -1;
-  std::vector<std::string> lines;
-};
-
-Output run_measurer(std::vector<std::string> args, const fs::path& dir) {
-  std::string out = (dir / "measurer.out").string();
-  fs::remove(out);  // the redirection does not truncate
-  bp::child c(build_path("client/measurer"), bp::args(args), bp::std_out > out,
-              bp::std_err > (dir / "measurer.err").string());
-  c.wait();
-  Output o;
-  o.code = c.exit_code();
-  std::ifstream in(out);
-  for (std::string l; std::getline(in, l);) o.lines.push_back(l);
-  return o;
-}
-
 void write_file(const fs::path& p, const std::string& text) {
   std::ofstream out(p);
   out << text;
