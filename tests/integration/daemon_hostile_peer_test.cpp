@@ -39,16 +39,6 @@ uint64_t peak_rss_kb(pid_t pid) {
   return std::stoull(text.substr(at + 6));
 }
 
-/// Connects and says Hello; returns once the Welcome arrived.
-std::unique_ptr<RawConnection> greeted(const std::string& socket) {
-  auto c = std::make_unique<RawConnection>(socket);
-  REQUIRE(c->send(proto::encode(proto::Hello{})));
-  auto frames = c->read_until(proto::MessageType::Welcome);
-  REQUIRE(!frames.empty());
-  REQUIRE(frames.back().type == uint16_t(proto::MessageType::Welcome));
-  return c;
-}
-
 void status_round_trip(RawConnection& c) {
   REQUIRE(c.send(proto::encode(proto::StatusRequest{})));
   auto frames = c.read_until(proto::MessageType::StatusReply);

@@ -14,15 +14,6 @@ using namespace mrd::testing;
 
 namespace {
 
-std::unique_ptr<RawConnection> greeted(const std::string& socket) {
-  auto c = std::make_unique<RawConnection>(socket);
-  REQUIRE(c->send(proto::encode(proto::Hello{})));
-  auto frames = c->read_until(proto::MessageType::Welcome);
-  REQUIRE(!frames.empty());
-  REQUIRE(frames.back().type == uint16_t(proto::MessageType::Welcome));
-  return c;
-}
-
 std::string request_frame(uint64_t id, const measure::Task& task, std::vector<std::string> states,
                           const measure::MeasureOptions& options) {
   proto::MeasureRequest r;

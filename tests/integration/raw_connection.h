@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,16 @@ struct RawConnection {
     return out;
   }
 };
+
+/// Connects and says Hello; returns once the Welcome arrived.
+inline std::unique_ptr<RawConnection> greeted(const std::string& socket) {
+  auto c = std::make_unique<RawConnection>(socket);
+  REQUIRE(c->send(proto::encode(proto::Hello{})));
+  auto frames = c->read_until(proto::MessageType::Welcome);
+  REQUIRE(!frames.empty());
+  REQUIRE(frames.back().type == uint16_t(proto::MessageType::Welcome));
+  return c;
+}
 
 /// The Error frames among `frames`, decoded.
 inline std::vector<proto::ErrorMsg> errors_in(const std::vector<proto::Frame>& frames) {
