@@ -18,14 +18,25 @@ and the result
     {"tvm_version": "0.14.0", "results": [{"state": i, "costs": [...], "error_no": 0,
      "error_msg": "", "build_seconds": ..., "all_cost": ...}, ...]}
 
-or {"error": "..."} when nothing could be measured. Each state becomes a v0.6 record line
+or {"error": "..."} when nothing could be measured.
+
+    /usr/bin/python3 tvm_side.py --serve REQUEST.json
+
+builds every state, prints {"tvm_version": ..., "built": [{"state": i, "error_no": ...,
+"build_seconds": ...}, ...]} (or {"error": ...}), then answers each line "run I" read from
+stdin with state I's result as one JSON line, until end of input: the states are run one at a
+time, in the order asked, in one runner process. Only these lines go to stdout.
+
+Each state becomes a v0.6 record line
 (workload key json.dumps([NAME, *ARGS])) loaded with
 auto_scheduler.measure_record.load_record_from_string, then MeasureInput(task, state).
 """
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 import traceback
 
@@ -58,57 +69,101 @@ def record_line(workload_key, target, hardware, layout_rewrite_option, steps):
     })
 
 
-def measure(req):
-    import tvm
-    from tvm import auto_scheduler
-    from tvm.auto_scheduler.measure_record import load_record_from_string
+class Session:
+    """One task on TVM's side: its states loaded as MeasureInputs, built by LocalBuilder,
+    run by LocalRunner one state or all at a time."""
 
-    import tvm_workloads
+    def __init__(self, req):
+        import tvm
+        from tvm import auto_scheduler
+        from tvm.auto_scheduler.measure_record import load_record_from_string
 
-    name = req["function"]
-    args = tuple(req["args"])
-    if name not in tvm_workloads.WORKLOADS:
-        return {"error": "no TVM definition of workload %r (known: %s)"
-                         % (name, ", ".join(tvm_workloads.WORKLOADS))}
-    target = tvm.target.Target(req["target"])
-    hw = req["hardware"]
-    task = auto_scheduler.SearchTask(
-        func=name, args=args, target=target,
-        hardware_params=auto_scheduler.HardwareParams(*hw),
-        layout_rewrite_option=req["layout_rewrite_option"])
-    key = json.dumps([name, *req["args"]])
+        import tvm_workloads
 
-    results = [None] * len(req["states"])
-    inputs, index = [], []
-    for i, state in enumerate(req["states"]):
-        try:
-            line = record_line(key, str(target), hw, req["layout_rewrite_option"], steps_of(state))
-            inp, _ = load_record_from_string(line)
-            # Replaying the steps here finds a step that does not apply before the builder
-            # does, with a message naming it.
-            task.compute_dag.infer_bound_from_state(inp.state)
-            inputs.append(auto_scheduler.MeasureInput(task, inp.state))
-            index.append(i)
-        except Exception as e:  # a state TVM cannot load or replay
-            results[i] = {"state": i, "costs": [], "error_no": 1,
-                          "error_msg": "TVM could not load the state: %s" % last_line(e),
-                          "build_seconds": None, "all_cost": None}
+        self.tvm_version = tvm.__version__
+        name = req["function"]
+        if name not in tvm_workloads.WORKLOADS:
+            raise LookupError("no TVM definition of workload %r (known: %s)"
+                              % (name, ", ".join(tvm_workloads.WORKLOADS)))
+        target = tvm.target.Target(req["target"])
+        hw = req["hardware"]
+        task = auto_scheduler.SearchTask(
+            func=name, args=tuple(req["args"]), target=target,
+            hardware_params=auto_scheduler.HardwareParams(*hw),
+            layout_rewrite_option=req["layout_rewrite_option"])
+        key = json.dumps([name, *req["args"]])
 
-    if inputs:
+        self.results = [None] * len(req["states"])
+        self.inputs, self.index = [], []
+        for i, state in enumerate(req["states"]):
+            try:
+                line = record_line(key, str(target), hw, req["layout_rewrite_option"],
+                                   steps_of(state))
+                inp, _ = load_record_from_string(line)
+                # Replaying the steps here finds a step that does not apply before the
+                # builder does, with a message naming it.
+                task.compute_dag.infer_bound_from_state(inp.state)
+                self.inputs.append(auto_scheduler.MeasureInput(task, inp.state))
+                self.index.append(i)
+            except Exception as e:  # a state TVM cannot load or replay
+                self.results[i] = {"state": i, "costs": [], "error_no": 1,
+                                   "error_msg": "TVM could not load the state: %s" % last_line(e),
+                                   "build_seconds": None, "all_cost": None}
         o = req["options"]
-        builder = auto_scheduler.LocalBuilder(timeout=req["builder"]["timeout"],
-                                              n_parallel=req["builder"]["n_parallel"])
-        runner = auto_scheduler.LocalRunner(
+        self.builder = auto_scheduler.LocalBuilder(timeout=req["builder"]["timeout"],
+                                                   n_parallel=req["builder"]["n_parallel"])
+        self.runner = auto_scheduler.LocalRunner(
             timeout=req["runner"]["timeout"], number=o["number"], repeat=o["repeat"],
             min_repeat_ms=o["min_repeat_ms"], cooldown_interval=o["cooldown_interval"],
             enable_cpu_cache_flush=o["enable_cpu_cache_flush"])
-        t0 = time.time()
-        build_results = builder.build(inputs, verbose=0)
-        t1 = time.time()
-        run_results = runner.run(inputs, build_results, verbose=0)
-        t2 = time.time()
-        for i, br, mr in zip(index, build_results, run_results):
-            results[i] = {
+        self.build_results = []
+        self.worker = None  # the runner's process, kept across run() calls
+
+    def build(self):
+        if self.inputs:
+            self.build_results = self.builder.build(self.inputs, verbose=0)
+
+    def runnable(self, br):
+        """A copy of a build result that the runner may consume: the runner deletes the
+        library's directory after timing it, and a state may be run more than once."""
+        from tvm.auto_scheduler.measure import BuildResult
+
+        if br.error_no != 0:
+            return br
+        d = tempfile.mkdtemp(prefix="tvm-side-")
+        copy = os.path.join(d, os.path.basename(br.filename))
+        shutil.copyfile(br.filename, copy)
+        return BuildResult(copy, br.args, br.error_no, br.error_msg, br.time_cost)
+
+    def close(self):
+        """Removes the built libraries."""
+        for br in self.build_results:
+            if br.error_no == 0 and br.filename:
+                shutil.rmtree(os.path.dirname(br.filename), ignore_errors=True)
+
+    def run(self, positions):
+        """Runs the built inputs at these positions (indexes into self.inputs) in one
+        LocalRunner.run call and fills their results."""
+        if not positions:
+            return
+        from tvm.auto_scheduler import measure as tvm_measure
+        from tvm.contrib.popen_pool import PopenWorker
+
+        inputs = [self.inputs[k] for k in positions]
+        builds = [self.runnable(self.build_results[k]) for k in positions]
+        # LocalRunner.run starts one runner process per call and times the whole batch in
+        # it; runs of one state at a time keep one process too, as a batch would.
+        if self.worker is None:
+            self.worker = PopenWorker()
+        started = tvm_measure.PopenWorker
+        tvm_measure.PopenWorker = lambda: self.worker
+        try:
+            measured = self.runner.run(inputs, builds, verbose=0)
+        finally:
+            tvm_measure.PopenWorker = started
+        for k, br, mr in zip(positions, builds, measured):
+            i = self.index[k]
+            self.results[i] = {
                 "state": i,
                 "costs": [float(c.value if hasattr(c, "value") else c) for c in mr.costs]
                          if int(mr.error_no) == 0 else [],
@@ -117,13 +172,74 @@ def measure(req):
                 "build_seconds": float(br.time_cost),
                 "all_cost": float(mr.all_cost),
             }
-    else:
-        t0 = t1 = t2 = time.time()
-    return {"tvm_version": tvm.__version__, "results": results,
+
+
+def measure(req):
+    s = Session(req)
+    t0 = time.time()
+    s.build()
+    t1 = time.time()
+    try:
+        s.run(list(range(len(s.inputs))))
+    finally:
+        s.close()
+    t2 = time.time()
+    return {"tvm_version": s.tvm_version, "results": s.results,
             "wall_build_seconds": t1 - t0, "wall_run_seconds": t2 - t1}
 
 
+def serve(req, proto):
+    """Builds every state, then runs one state per "run I" line read from stdin, answering
+    each with one JSON line on `proto`; ends at end of input."""
+    def say(obj):
+        proto.write(json.dumps(obj) + "\n")
+        proto.flush()
+
+    try:
+        s = Session(req)
+        t0 = time.time()
+        s.build()
+    except Exception:
+        say({"error": traceback.format_exc().strip()[-2000:]})
+        return
+    by_state = {i: k for k, i in enumerate(s.index)}
+    say({"tvm_version": s.tvm_version, "wall_build_seconds": time.time() - t0,
+         "built": [{"state": s.index[k], "error_no": int(br.error_no),
+                    "build_seconds": float(br.time_cost)} for k, br in enumerate(s.build_results)]})
+    try:
+        answer(s, by_state, say)
+    finally:
+        s.close()
+
+
+def answer(s, by_state, say):
+    for line in sys.stdin:
+        words = line.split()
+        if len(words) != 2 or words[0] != "run" or not words[1].isdigit():
+            say({"error": "bad command %r" % line.strip()})
+            continue
+        i = int(words[1])
+        if not 0 <= i < len(s.results):
+            say({"error": "no state %d" % i})
+            continue
+        try:
+            if i in by_state:
+                s.run([by_state[i]])
+            say(s.results[i])
+        except Exception:
+            say({"state": i, "costs": [], "error_no": 8, "build_seconds": None,
+                 "all_cost": None, "error_msg": last_line(traceback.format_exc())})
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--serve":
+        with open(sys.argv[2]) as f:
+            req = json.load(f)
+        # TVM and its pool processes may print; the answers get a descriptor of their own.
+        proto = os.fdopen(os.dup(1), "w")
+        os.dup2(2, 1)
+        serve(req, proto)
+        return 0
     if len(sys.argv) != 3:
         sys.stderr.write(__doc__)
         return 2
