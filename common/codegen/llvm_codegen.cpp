@@ -418,12 +418,17 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     b_.SetInsertPoint(ok);
   }
 
+  /// TVM's LowerTVMBuiltin: a global-scope allocation under kMaxStackAllocaBytes is a stack
+  /// slot of the function that runs it; every other one comes from the workspace
+  /// (TVMBackendAllocWorkspace there, a call LLVM cannot see through) and goes back when its
+  /// scope ends. A local-scope accumulator therefore stays memory, as in TVM's build, and is
+  /// not split into registers.
   void emit_allocate(const AllocateNode* op) {
     const BufferNode* buf = op->buffer.get();
     int64_t elems = std::max<int64_t>(buf->num_elements(), 1);
     int64_t bytes = elems * dtype_bytes(buf->dtype);
     llvm::Type* t = memory_type(buf->dtype);
-    if (bytes <= kMaxLlvmStackAllocationBytes) {
+    if (buf->scope == MemScope::Global && bytes < kMaxStackAllocaBytes) {
       buffers_[buf] = entry_alloca(t, b_.getInt64(elems), 64);
       emit(op->body);
       buffers_.erase(buf);
@@ -431,13 +436,27 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     }
     llvm::Type* i8p = b_.getInt8PtrTy();
     llvm::FunctionType* alloc_type = llvm::FunctionType::get(i8p, {b_.getInt64Ty(), b_.getInt64Ty()}, false);
-    llvm::Value* raw = b_.CreateCall(runtime("aligned_alloc", alloc_type),
+    llvm::FunctionType* free_type = llvm::FunctionType::get(b_.getVoidTy(), {i8p}, false);
+    llvm::Value* raw = b_.CreateCall(alloc_type, workspace_hook("mrd_workspace_alloc", "aligned_alloc", alloc_type),
                                      {b_.getInt64(64), b_.getInt64((bytes + 63) / 64 * 64)});
     return_if(b_.CreateICmpEQ(raw, llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(i8p))));
     buffers_[buf] = b_.CreatePointerCast(raw, t->getPointerTo());
     emit(op->body);
     buffers_.erase(buf);
-    b_.CreateCall(runtime("free", llvm::FunctionType::get(b_.getVoidTy(), {i8p}, false)), {raw});
+    b_.CreateCall(free_type, workspace_hook("mrd_workspace_free", "free", free_type), {raw});
+  }
+
+  /// The workspace function behind `hook`: a weak global holding `fallback`, loaded at each
+  /// use, so that LLVM cannot tell which function it calls (as with TVM's
+  /// __TVMBackendAllocWorkspace pointer) and treats the memory as any other.
+  llvm::Value* workspace_hook(const char* hook, const char* fallback, llvm::FunctionType* type) {
+    llvm::PointerType* fn_ptr = type->getPointerTo();
+    llvm::GlobalVariable* g = module_->getGlobalVariable(hook);
+    if (!g) {
+      auto* target = llvm::cast<llvm::Constant>(runtime(fallback, type).getCallee());
+      g = new llvm::GlobalVariable(*module_, fn_ptr, false, llvm::GlobalValue::WeakAnyLinkage, target, hook);
+    }
+    return b_.CreateLoad(fn_ptr, g);
   }
 
   void emit_if(const IfThenElseNode* op) {

@@ -13,9 +13,12 @@
 // stores through a stride-1 ramp are single vector accesses, others go lane by lane. A
 // parallel loop's body is outlined into a closure launched on the OpenMP runtime
 // (GOMP_parallel, every thread of the team taking one contiguous chunk, as TVM's
-// TVMBackendParallelLaunch does). Allocations up to kMaxLlvmStackAllocationBytes live on the
-// stack of the function that runs them (TVM takes them from its reusable workspace pool, so
-// neither pays page faults per use), larger ones on the heap.
+// TVMBackendParallelLaunch does). As in TVM's LowerTVMBuiltin, a global-scope allocation under
+// kMaxStackAllocaBytes lives on the stack of the function that runs it; every other one (every
+// local-scope buffer, every larger one) is taken from the workspace through a function pointer
+// that LLVM cannot see through, as TVM's TVMBackendAllocWorkspace is, so that LLVM keeps such
+// buffers in memory as it does in TVM's build (it would split a stack accumulator into
+// registers, and then fail to vectorize what TVM's build vectorizes).
 //
 // No identifier of the workload reaches the module: values and blocks are unnamed or carry
 // generated names.
@@ -28,7 +31,8 @@
 
 namespace mrd::codegen {
 
-inline constexpr int64_t kMaxLlvmStackAllocationBytes = 1 << 20;
+/// TVM's runtime::kMaxStackAlloca: global-scope allocations below it are stack slots.
+inline constexpr int64_t kMaxStackAllocaBytes = 1024;
 
 /// The LLVM module of `f` for `target`, as LLVM IR text (unoptimized). Throws InternalError
 /// for IR that lowering should never produce, UserError for a target LLVM cannot build for.

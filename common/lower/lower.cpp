@@ -9,6 +9,7 @@
 #include "common/ir/printer.h"
 #include "common/lower/bind_buffers.h"
 #include "common/lower/expand_unrolled.h"
+#include "common/lower/hoist_allocations.h"
 #include "common/lower/hoist_guard_bounds.h"
 #include "common/lower/infer_bound.h"
 #include "common/lower/inline_stages.h"
@@ -87,6 +88,7 @@ ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend) {
   if (!s.defined()) return f;
   if (backend == Backend::LLVM) {
     run_pass("vectorize_loop", s, vectorize_loop);
+    run_pass("hoist_allocations", s, hoist_allocations);
     run_pass("expand_unrolled", s, [](const ir::Stmt& x) { return expand_unrolled(x, kMaxUnrolledStoresLLVM); });
     run_pass("simplify", s, [](const ir::Stmt& x) { return simplify(x); });
   } else {
