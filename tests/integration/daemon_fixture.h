@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "client/lib/client.h"
+#include "tests/support/temp_dir.h"
 
 namespace mrd::testing {
 
@@ -28,20 +29,6 @@ namespace fs = std::filesystem;
 inline std::string build_path(const std::string& rel) {
   return std::string(MEASURERD_BINARY_DIR) + "/" + rel;
 }
-
-/// A fresh private directory, removed at destruction.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "measurerd-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 /// Receives sd_notify datagrams.
 struct NotifySocket {

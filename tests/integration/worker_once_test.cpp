@@ -2,14 +2,13 @@
 // call that never ends within the run timeout (the worker reports RUN_TIMEOUT and goes on
 // with the next state in a fresh process image).
 #include <catch2/catch.hpp>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/measure/system_compiler.h"
+#include "tests/support/temp_dir.h"
 
 using mrd::measure::ProcessOutcome;
 using mrd::measure::run_process;
@@ -18,10 +17,10 @@ namespace {
 
 const std::string kWorker = std::string(MEASURERD_BINARY_DIR) + "/daemon/measurerd-worker";
 
+/// `name` in this process's scratch directory (task files, the worker's cache).
 std::string scratch(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("mrd-once-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  static const mrd::testing::TempDir dir("mrd-once-test");
+  return dir.file(name);
 }
 
 std::string write_task(const std::string& name, const std::string& text) {

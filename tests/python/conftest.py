@@ -42,7 +42,16 @@ def build_path(rel: str) -> str:
 
 class Daemon:
     def __init__(self, workers: int = 1, extra=()):
+        exe = build_path("daemon/measurerd")
+        self.proc = None
         self.dir = tempfile.mkdtemp(prefix="measurerd-pytest-")
+        try:
+            self._start(exe, workers, extra)
+        except BaseException:
+            self.stop()  # a daemon that did not start leaves neither a process nor a directory
+            raise
+
+    def _start(self, exe: str, workers: int, extra) -> None:
         self.socket = os.path.join(self.dir, "measurerd.sock")
         self.log_path = os.path.join(self.dir, "measurerd.log")
         notify_path = os.path.join(self.dir, "notify.sock")
@@ -50,7 +59,7 @@ class Daemon:
         notify.bind(notify_path)
         notify.settimeout(READY_GUARD_SECONDS)
         env = dict(os.environ, NOTIFY_SOCKET=notify_path)
-        args = [build_path("daemon/measurerd"), "--socket", self.socket, "--workers",
+        args = [exe, "--socket", self.socket, "--workers",
                 str(workers), "--cache-dir", os.path.join(self.dir, "cache"), "--log-level",
                 "debug", *extra]
         with open(self.log_path, "wb") as log:
@@ -59,7 +68,6 @@ class Daemon:
             while b"READY=1" not in notify.recv(4096):
                 pass
         except socket.timeout:
-            self.stop()
             pytest.fail("measurerd did not become ready; its log:\n" + self.log())
         finally:
             # Later STATUS= datagrams would fill an unread queue: with the socket gone, they
@@ -75,11 +83,15 @@ class Daemon:
 
     def terminate(self) -> int:
         """SIGTERM, then the exit code."""
+        if self.proc is None:
+            return 0
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         return self.proc.wait(timeout=60)
 
     def kill(self) -> None:
+        if self.proc is None:
+            return
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(timeout=60)

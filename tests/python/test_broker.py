@@ -21,7 +21,15 @@ pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None,
 
 class RedisServer:
     def __init__(self):
+        self.proc = None
         self.dir = tempfile.mkdtemp(prefix="measurerd-redis-")
+        try:
+            self._start()
+        except BaseException:
+            self.stop()  # a server that did not start leaves neither a process nor a directory
+            raise
+
+    def _start(self):
         self.sock = os.path.join(self.dir, "redis.sock")
         self.url = "unix://" + self.sock
         notify_path = os.path.join(self.dir, "notify.sock")
@@ -41,8 +49,9 @@ class RedisServer:
             os.unlink(notify_path)
 
     def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.wait(timeout=60)
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=60)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

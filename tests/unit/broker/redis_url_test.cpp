@@ -1,13 +1,11 @@
 #include "common/broker/redis_url.h"
 
 #include <catch2/catch.hpp>
-#include <unistd.h>
-
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 
 #include "common/util/error.h"
+#include "tests/support/temp_dir.h"
 
 using namespace mrd;
 using namespace mrd::broker;
@@ -44,8 +42,8 @@ TEST_CASE("broker URLs: malformed ones are refused saying why") {
 }
 
 TEST_CASE("broker password file: a password, or a user and a password") {
-  std::string path = (std::filesystem::temp_directory_path() /
-                      ("measurerd-password-" + std::to_string(::getpid()))).string();
+  mrd::testing::TempDir dir("measurerd-password");
+  std::string path = dir.file("password");
   RedisEndpoint e;
   std::ofstream(path) << "s3cret\n";
   read_password_file(e, path);

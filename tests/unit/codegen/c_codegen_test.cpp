@@ -1,11 +1,9 @@
 // Hand-built PrimFuncs through emit_c, compiled by the system compiler and run.
 #include <catch2/catch.hpp>
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <vector>
@@ -16,6 +14,7 @@
 #include "common/ir/expr.h"
 #include "common/interp/primfunc_eval.h"
 #include "common/ir/stmt.h"
+#include "tests/support/temp_dir.h"
 #include "tests/unit/codegen/primfunc_builders.h"
 
 using namespace mrd;
@@ -45,9 +44,8 @@ struct Kernel {
 
 std::unique_ptr<Kernel> build(const std::string& src) {
   static int counter = 0;
-  auto dir = std::filesystem::temp_directory_path() / ("mrd-codegen-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  std::string stem = (dir / ("k" + std::to_string(counter++))).string();
+  static const mrd::testing::TempDir dir("mrd-codegen-test");
+  std::string stem = dir.file("k" + std::to_string(counter++));
   std::ofstream(stem + ".c") << src;
   std::string cmd = "cc -O2 -march=native -fPIC -shared -fopenmp -o " + stem + ".so " + stem +
                     ".c -lm 2>" + stem + ".err";

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "tests/support/temp_dir.h"
+
 using namespace mrd::daemon;
 namespace lvl = spdlog::level;
 
@@ -61,8 +63,9 @@ TEST_CASE("lines for a terminal or a file have a time stamp and no priority pref
 }
 
 TEST_CASE("JOURNAL_STREAM counts only when it names the descriptor's file") {
-  char path[] = "/tmp/measurerd-journal-XXXXXX";
-  int fd = ::mkstemp(path);
+  mrd::testing::TempDir dir("measurerd-journal");
+  std::string path = dir.file("stream");
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   REQUIRE(fd >= 0);
   struct stat st;
   REQUIRE(::fstat(fd, &st) == 0);
@@ -75,5 +78,4 @@ TEST_CASE("JOURNAL_STREAM counts only when it names the descriptor's file") {
   CHECK_FALSE(is_journal_stream((self + "x").c_str(), fd));
   CHECK_FALSE(is_journal_stream("garbage", fd));
   ::close(fd);
-  ::unlink(path);
 }

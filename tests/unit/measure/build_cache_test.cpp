@@ -1,12 +1,12 @@
 // The compile cache through a fake compiler that counts its invocations.
 #include <catch2/catch.hpp>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "common/measure/build_cache.h"
+#include "tests/support/temp_dir.h"
 
 using namespace mrd::measure;
 namespace fs = std::filesystem;
@@ -29,8 +29,10 @@ class FakeCompiler : public Compiler {
   }
 };
 
+/// A cache directory `name` not yet made, in this process's scratch directory.
 std::string scratch_dir(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("mrd-cache-test-" + std::to_string(getpid())) / name;
+  static const mrd::testing::TempDir dir("mrd-cache-test");
+  fs::path d = dir.path / name;
   fs::remove_all(d);
   return d.string();
 }

@@ -2,10 +2,8 @@
 // expand_unrolled, simplify), emit_llvm, the in-process LlvmCompiler and the loaded kernel,
 // each result compared with the PrimFunc evaluator on the same function before the tail.
 #include <catch2/catch.hpp>
-#include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 
 #include "common/codegen/llvm_codegen.h"
@@ -14,6 +12,7 @@
 #include "common/measure/kernel.h"
 #include "common/measure/llvm_compiler.h"
 #include "common/util/error.h"
+#include "tests/support/temp_dir.h"
 #include "tests/unit/codegen/primfunc_builders.h"
 
 using namespace mrd;
@@ -22,16 +21,14 @@ using mrd::test::Aligned;
 using mrd::test::load;
 using mrd::test::matmul;
 using mrd::test::store;
-namespace fs = std::filesystem;
 
 namespace {
 
 const codegen::Target kTarget = codegen::parse_target("llvm -keys=cpu -mcpu=znver3");
 
 std::string scratch(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("mrd-llvm-test-" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return (d / name).string();
+  static const mrd::testing::TempDir dir("mrd-llvm-test");
+  return dir.file(name);
 }
 
 measure::Kernel build(const PrimFunc& f, std::string* text_out = nullptr) {

@@ -4,21 +4,20 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
-#include <filesystem>
-
 #include "common/measure/pipeline.h"
 #include "common/measure/system_compiler.h"
+#include "tests/support/scoped_tmpdir.h"
+#include "tests/support/temp_dir.h"
 
 using namespace mrd;
 using namespace mrd::measure;
 
 namespace {
 
-// One cache directory per test run, shared by the tests of this file.
+// One cache directory per test process, shared by the tests of this file.
 std::string test_cache_dir() {
-  static std::string dir = (std::filesystem::temp_directory_path() /
-                            ("mrd-pipeline-test-" + std::to_string(getpid()))).string();
-  return dir;
+  static const mrd::testing::TempDir dir("mrd-pipeline-test");
+  return dir.path.string();
 }
 
 BuildConfig config() {
@@ -134,6 +133,7 @@ TEST_CASE("pipeline: BUILD_TIMEOUT when the compiler passes the build timeout") 
   c.flags.push_back("-DMRD_TIMEOUT_TEST=" + std::to_string(getpid()));  // never a cache hit
   MeasureOptions o = quick();
   o.build_timeout = 0.005;
+  mrd::testing::ScopedTmpdir compiler_tmp("mrd-pipeline-test-tmp");  // what the killed cc leaves
   MeasureResult r = measure_one(matmul(16, 16, 16, "c"), "[]", o, c);
   CHECK(r.error_no == MeasureErrorNo::BuildTimeout);
   CHECK(r.error_msg.find("timeout") != std::string::npos);

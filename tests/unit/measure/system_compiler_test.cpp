@@ -1,24 +1,22 @@
 // The real compiler behind the seam: success, rejected flags and sources, timeouts.
 #include <catch2/catch.hpp>
 #include <dlfcn.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include "common/measure/build_cache.h"
 #include "common/measure/kernel.h"
 #include "common/measure/system_compiler.h"
+#include "tests/support/scoped_tmpdir.h"
+#include "tests/support/temp_dir.h"
 
 using namespace mrd::measure;
-namespace fs = std::filesystem;
 
 namespace {
 
 std::string scratch(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("mrd-cc-test-" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return (d / name).string();
+  static const mrd::testing::TempDir dir("mrd-cc-test");
+  return dir.file(name);
 }
 
 const std::vector<std::string> kFlags = {"-O2", "-fPIC", "-shared", "-fopenmp"};
@@ -72,6 +70,7 @@ TEST_CASE("system compiler: a build past its timeout is killed and reported") {
   SystemCompiler cc("cc");
   std::string src = scratch("slow.c"), so = scratch("slow.so");
   std::ofstream(src) << kSource;
+  mrd::testing::ScopedTmpdir compiler_tmp("mrd-cc-test-tmp");  // what the killed cc leaves
   CompileOutcome out = cc.compile({src, so, kFlags, 0.001});
   CHECK(out.status == CompileOutcome::Status::TimedOut);
   CHECK(out.message.find("timeout") != std::string::npos);

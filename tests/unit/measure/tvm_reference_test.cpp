@@ -7,13 +7,12 @@
 // (they are force-vectorized at any level), so the vector semantics are exercised; matmul and
 // matmul_add also build with the default -O3 flags.
 #include <catch2/catch.hpp>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/measure/pipeline.h"
+#include "tests/support/temp_dir.h"
 
 using namespace mrd;
 using namespace mrd::measure;
@@ -36,7 +35,8 @@ registry::FunctionWorkload workload_of(const std::string& key) {
 void check_workload(const std::string& name, const std::string& backend, bool default_flags = false) {
   BuildConfig config;
   if (!default_flags) config.flags = {"-O1", "-march=native", "-fPIC", "-shared", "-fopenmp"};
-  config.cache_dir = (std::filesystem::temp_directory_path() / ("mrd-tvmref-test-" + std::to_string(getpid()))).string();
+  static const mrd::testing::TempDir cache("mrd-tvmref-test");  // one per process
+  config.cache_dir = cache.path.string();
   MeasureOptions options;
   options.number = 1;
   options.repeat = 1;

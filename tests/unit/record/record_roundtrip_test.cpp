@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/record/record.h"
+#include "tests/support/temp_dir.h"
 
 using namespace mrd::record;
 namespace fs = std::filesystem;
@@ -35,9 +36,8 @@ TEST_CASE("every TVM reference record line writes back as the same JSON") {
 }
 
 TEST_CASE("a log written with append_record reads back record for record") {
-  std::string tmpl = (fs::temp_directory_path() / "record-roundtrip-XXXXXX").string();
-  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-  std::string path = tmpl + "/log.json";
+  mrd::testing::TempDir dir("record-roundtrip");
+  std::string path = dir.file("log.json");
   mrd::measure::Task t;
   t.workload = mrd::registry::FunctionWorkload{
       "matmul", {int64_t(64), int64_t(64), int64_t(64), std::string("float32")}};
@@ -69,5 +69,4 @@ TEST_CASE("a log written with append_record reads back record for record") {
   }
   CHECK(read[1].result.costs == std::vector<double>{2e-3, 2.5e-3});
   CHECK(read[3].result.costs == std::vector<double>{kErrorCost});
-  fs::remove_all(tmpl);
 }
