@@ -64,6 +64,8 @@ bool Dispatcher::submit(uint64_t client, proto::MeasureRequest request, RequestS
   queued_ += r->inputs.size();
   Request& ref = *r;
   requests_.emplace(key, std::move(r));
+  build_turns_.join(client);
+  run_turns_.join(client);
   emit(key, ref);  // an empty request is done now
   schedule();
   return true;
@@ -145,8 +147,8 @@ void Dispatcher::drop_client(uint64_t client) {
     it = requests_.erase(it);
   }
   paused_.erase(client);
-  build_cursor_.last_request.erase(client);
-  run_cursor_.last_request.erase(client);
+  build_turns_.leave(client);
+  run_turns_.leave(client);
   schedule();
 }
 
@@ -177,6 +179,8 @@ void Dispatcher::stop() {
   for (auto& [key, r] : requests_) drop_waiting(*r);
   requests_.clear();
   paused_.clear();
+  build_turns_.clear();
+  run_turns_.clear();
   *alive_ = false;
   alive_ = std::make_shared<bool>(true);
 }
@@ -196,35 +200,26 @@ DispatcherStats Dispatcher::stats() const {
 }
 
 template <class Pred>
-Dispatcher::Request* Dispatcher::next_request(Cursor& cursor, Key& key, Pred pred) {
-  if (requests_.empty()) return nullptr;
-  auto ok = [&](const auto& it) { return pred(*it->second); };
-  // The next request of `client` after the one it was served last, wrapping.
-  auto pick_in = [&](uint64_t client) -> Request* {
-    if (paused(client)) return nullptr;
+Dispatcher::Request* Dispatcher::next_request(ClientTurns& turns, Key& key, Pred pred) {
+  for (const auto& [place, client] : turns.queue()) {
+    if (paused(client)) continue;
+    // Its next request after the one served last, wrapping.
     auto first = requests_.lower_bound(Key{client, 0});
     auto end = requests_.upper_bound(Key{client, UINT64_MAX});
-    auto last = cursor.last_request.find(client);
-    auto start = last == cursor.last_request.end() ? first
-                                                   : requests_.upper_bound(Key{client, last->second});
-    for (auto it = start; it != end; ++it)
-      if (ok(it)) return key = it->first, it->second.get();
-    for (auto it = first; it != start; ++it)
-      if (ok(it)) return key = it->first, it->second.get();
-    return nullptr;
-  };
-  auto next_client = [&](auto it) { return requests_.upper_bound(Key{it->first.first, UINT64_MAX}); };
-  auto begin_after = requests_.upper_bound(Key{cursor.client, UINT64_MAX});
-  Request* r = nullptr;
-  for (auto it = begin_after; !r && it != requests_.end(); it = next_client(it))
-    r = pick_in(it->first.first);
-  for (auto it = requests_.begin(); !r && it != begin_after; it = next_client(it))
-    r = pick_in(it->first.first);
-  if (r) {
-    cursor.client = key.first;
-    cursor.last_request[key.first] = key.second;
+    if (first == end) continue;
+    auto last = turns.last_request(client);
+    auto start = last ? requests_.upper_bound(Key{client, *last}) : first;
+    Request* r = nullptr;
+    for (auto it = start; !r && it != end; ++it)
+      if (pred(*it->second)) key = it->first, r = it->second.get();
+    for (auto it = first; !r && it != start; ++it)
+      if (pred(*it->second)) key = it->first, r = it->second.get();
+    if (r) {
+      turns.served(key.first, key.second);  // ends the walk: the queue changes
+      return r;
+    }
   }
-  return r;
+  return nullptr;
 }
 
 void Dispatcher::schedule() {
@@ -277,7 +272,7 @@ size_t Dispatcher::run_batch() const { return kRunBatchPerWorker * std::max<size
 
 bool Dispatcher::start_build(const std::function<bool(const Request&)>& allowed) {
   Key key;
-  Request* r = next_request(build_cursor_, key, [&](const Request& q) {
+  Request* r = next_request(build_turns_, key, [&](const Request& q) {
     return q.next_build_ready() && (!allowed || allowed(q));
   });
   if (!r) return false;
@@ -305,7 +300,7 @@ bool Dispatcher::start_build(const std::function<bool(const Request&)>& allowed)
 bool Dispatcher::start_run(const std::function<bool(const Request&)>& allowed) {
   if (waiting_runs_ == 0) return false;
   Key key;
-  Request* r = next_request(run_cursor_, key, [&](const Request& q) {
+  Request* r = next_request(run_turns_, key, [&](const Request& q) {
     return !q.built.empty() && (!allowed || allowed(q));
   });
   if (!r) return false;

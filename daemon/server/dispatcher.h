@@ -1,9 +1,10 @@
 // The dispatcher owns the queue: requests from every client, each a list of inputs that go
-// through a build and then a run. It hands jobs to the worker pool fairly — round robin
-// between clients (connections), then between the requests of the client, separately for
-// builds and runs — under the timing policy, and streams each request's results back in its
-// submission order. A client with many requests gets no more turns than one with a single
-// request.
+// through a build and then a run. It hands jobs to the worker pool fairly — between clients
+// (connections), the one whose last turn is the oldest first (ClientTurns: a connection that
+// arrives later goes ahead of the one served last only, never of one already waiting), then round robin between the requests
+// of the client, separately for builds and runs — under the timing policy, and streams each
+// request's results back in its submission order. A client with many requests gets no more
+// turns than one with a single request.
 //
 // Timing policy `exclusive`: a run starts only when no build and no other run is active. Work
 // alternates between phases, as TVM's measure batches do: every worker builds until the
@@ -38,6 +39,7 @@
 
 #include "common/measure/measure_types.h"
 #include "common/proto/messages.h"
+#include "daemon/server/client_turns.h"
 #include "daemon/server/core_split.h"
 #include "daemon/server/worker_pool.h"
 
@@ -148,15 +150,10 @@ class Dispatcher {
   /// The cores builds may use now: those the run in progress leaves (pinned policy).
   std::vector<int> build_cores() const;
   void note_best(const std::string& task_key, const measure::MeasureResult& result);
-  /// Whose turn it is: the client served last, and each client's request served last.
-  struct Cursor {
-    uint64_t client = 0;
-    std::map<uint64_t, uint64_t> last_request;
-  };
-  /// The next request that satisfies `pred`, of a client not paused: the next client after
-  /// the cursor's (wrapping) that has one, and its next request after its last served.
+  /// The next request that satisfies `pred`, of a client not paused: of the first client in
+  /// `turns` that has one, its next request after its last served (wrapping).
   template <class Pred>
-  Request* next_request(Cursor& cursor, Key& key, Pred pred);
+  Request* next_request(ClientTurns& turns, Key& key, Pred pred);
   void on_job_done(Key key, uint64_t serial, uint32_t index, Phase phase, JobOutcome outcome);
   void finish(Key key, Request& r, uint32_t index, measure::MeasureResult result);
   void emit(Key key, Request& r);
@@ -170,8 +167,8 @@ class Dispatcher {
   std::deque<std::string> best_order_;  ///< keys of best_costs_, oldest first
   std::map<Key, std::unique_ptr<Request>> requests_;
   std::set<uint64_t> paused_;
-  Cursor build_cursor_;
-  Cursor run_cursor_;
+  ClientTurns build_turns_;
+  ClientTurns run_turns_;
   uint64_t next_serial_ = 1;
   uint64_t queued_ = 0;  // inputs Queued or Built
   uint64_t waiting_runs_ = 0;

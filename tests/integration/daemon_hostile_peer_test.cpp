@@ -205,3 +205,44 @@ TEST_CASE("a client with many requests does not starve a client with one") {
   INFO("hog results while the victim waited: " << meanwhile);
   CHECK(meanwhile <= 8 + 2 * 4 + 4);
 }
+
+TEST_CASE("connections that keep arriving do not go ahead of a client already waiting") {
+  Daemon d(1, {"--test-faults"});
+  auto waiter = greeted(d.socket());
+  std::vector<double> waiter_stamps, late_stamps;
+  int waiter_done = 0, late_done = 0;
+  REQUIRE(waiter->send(measure_frame(1, 1)));  // a turn of its own first, as a tuner has had
+  collect(waiter->read_until(proto::MessageType::RequestDone), waiter_stamps, waiter_done);
+  REQUIRE(waiter_done == 1);
+  waiter_stamps.clear();
+  // A later connection holds the only worker in a build until its 2 s build timeout; the
+  // waiter's next request and then a request of a connection that came after both are queued.
+  auto holder = greeted(d.socket());
+  auto hang = quick_options();
+  hang.build_timeout = 2;
+  proto::MeasureRequest held;
+  held.request_id = 1;
+  held.task = measure::task_to_binary(function_task("fault.compiler_hang", {}));
+  held.states = {"[]"};
+  held.options = hang;
+  // Frames of one connection are handled in order: once the reply is in, so is the request.
+  auto queued = [](RawConnection& c, const std::string& request) {
+    REQUIRE(c.send(request + proto::encode(proto::StatusRequest{})));
+    auto frames = c.read_until(proto::MessageType::StatusReply);
+    REQUIRE(frames.back().type == uint16_t(proto::MessageType::StatusReply));
+    return proto::decode<proto::StatusReply>(frames.back().body);
+  };
+  queued(*holder, proto::encode(held));
+  queued(*waiter, measure_frame(2, 1));
+  auto late = greeted(d.socket());
+  auto status = queued(*late, measure_frame(1, 1));
+  REQUIRE(status.in_flight == 1);  // the hung build
+  REQUIRE(status.queued == 2);     // the waiter's input and the late one's
+  collect(waiter->read_until(proto::MessageType::RequestDone), waiter_stamps, waiter_done);
+  collect(late->read_until(proto::MessageType::RequestDone), late_stamps, late_done);
+  REQUIRE(waiter_stamps.size() == 1);
+  REQUIRE(late_stamps.size() == 1);
+  // When the worker freed, the waiter was served first: its result came before the late one's
+  // (with one worker, each is built and timed before the other's build starts).
+  CHECK(waiter_stamps[0] < late_stamps[0]);
+}

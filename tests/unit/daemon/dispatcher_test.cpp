@@ -326,6 +326,34 @@ TEST_CASE("clients take turns, not requests: many requests from one client get o
   CHECK(a.done + b.done + dd.done == 3);
 }
 
+TEST_CASE("a client waiting for a turn is not overtaken by clients that come after it") {
+  FakeWorkerPool pool(1);
+  Dispatcher d(pool, TimingPolicy::Exclusive);
+  Collected first, holder, waiter, late;
+  d.submit(1, request(1, "w", 1), sink_for(first));  // client 1 has had its turns
+  while (!pool.jobs.empty()) pool.complete(0, ok());
+  REQUIRE(first.done == 1);
+  d.submit(5, request(1, "h", 1), sink_for(holder));  // holds the worker
+  d.submit(1, request(2, "v", 1), sink_for(waiter));
+  d.submit(9, request(1, "n", 1), sink_for(late));    // a connection that came later
+  REQUIRE(pool.jobs.size() == 1);
+  pool.complete(0, ok());  // h0 built, then timed
+  REQUIRE(pool.jobs.size() == 1);
+  REQUIRE(pool.jobs[0].job.phase == Phase::Run);
+  pool.complete(0, ok());
+  CHECK(holder.done == 1);
+  // Client 1 waited since before client 9 came: its build is next, then its run.
+  REQUIRE(pool.jobs.size() == 1);
+  CHECK(pool.jobs[0].job.steps == "v0");
+  while (waiter.done == 0) {
+    REQUIRE(pool.jobs.size() == 1);
+    CHECK(pool.jobs[0].job.steps == "v0");
+    pool.complete(0, ok());
+  }
+  while (!pool.jobs.empty()) pool.complete(0, ok());
+  CHECK(late.done == 1);
+}
+
 TEST_CASE("exclusive policy: a request with only timing left ends the build phase") {
   FakeWorkerPool pool(2);
   Dispatcher d(pool, TimingPolicy::Exclusive);
