@@ -3,12 +3,14 @@
 #include <dlfcn.h>
 #include <sched.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 
 #include "common/measure/object_loader.h"
+#include "common/measure/workspace_pool.h"
 #include "common/util/error.h"
 
 namespace mrd::measure {
@@ -40,18 +42,34 @@ SetThreads openmp_runtime() {
   return set_threads;
 }
 
+/// Points a loaded kernel's workspace hooks (weak globals of LLVM modules, absent from C
+/// ones) at the workspace pool.
+template <typename Find>
+void serve_workspace(Find find) {
+  using Alloc = void* (*)(int64_t, int64_t);
+  using Free = void (*)(void*);
+  if (auto* hook = static_cast<Alloc*>(find("mrd_workspace_alloc"))) *hook = &workspace_alloc;
+  if (auto* hook = static_cast<Free*>(find("mrd_workspace_free"))) *hook = &workspace_free;
+}
+
 }  // namespace
 
-Kernel::Kernel(void* handle, Entry entry) : handle_(handle), entry_(entry) {}
+// Loaded kernels alive; the workspace pool gives its memory back when the last one goes.
+std::atomic<int> g_live_kernels{0};
+
+Kernel::Kernel(void* handle, Entry entry) : handle_(handle), entry_(entry) { ++g_live_kernels; }
 
 Kernel::Kernel(std::unique_ptr<LoadedObject> object, Entry entry)
-    : handle_(nullptr), object_(std::move(object)), entry_(entry) {}
+    : handle_(nullptr), object_(std::move(object)), entry_(entry) {
+  ++g_live_kernels;
+}
 
 Kernel Kernel::load(const std::string& path) {
   openmp_runtime();  // resident before a kernel pulls it in
   if (path.size() > 2 && path.compare(path.size() - 2, 2, ".o") == 0) {
     std::unique_ptr<LoadedObject> object = load_object(path, "mrd_entry");
     Entry entry = reinterpret_cast<Entry>(object->entry());
+    serve_workspace([&](const char* name) { return object->find(name); });
     return Kernel(std::move(object), entry);
   }
   void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -64,6 +82,7 @@ Kernel Kernel::load(const std::string& path) {
     ::dlclose(h);
     throw std::runtime_error(str_cat(path, " has no mrd_entry"));
   }
+  serve_workspace([&](const char* name) { return ::dlsym(h, name); });
   return Kernel(h, reinterpret_cast<Entry>(sym));
 }
 
@@ -73,7 +92,10 @@ Kernel::Kernel(Kernel&& other) noexcept
 }
 
 Kernel::~Kernel() {
+  if (!handle_ && !object_) return;  // moved from
   if (handle_) ::dlclose(handle_);
+  object_.reset();
+  if (--g_live_kernels == 0) release_workspace_pool();
 }
 
 struct TimingAffinity::Saved {

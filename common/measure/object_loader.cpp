@@ -21,6 +21,14 @@ class JitObject : public LoadedObject {
  public:
   JitObject(std::unique_ptr<llvm::orc::LLJIT> jit, void* entry) : jit_(std::move(jit)), entry_(entry) {}
   void* entry() const override { return entry_; }
+  void* find(const char* name) const override {
+    auto sym = jit_->lookup(name);
+    if (!sym) {
+      llvm::consumeError(sym.takeError());
+      return nullptr;
+    }
+    return reinterpret_cast<void*>(static_cast<uintptr_t>(sym->getAddress()));
+  }
 
  private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;

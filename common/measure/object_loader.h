@@ -14,6 +14,8 @@ class LoadedObject {
  public:
   virtual ~LoadedObject() = default;
   virtual void* entry() const = 0;
+  /// The address of a symbol the object defines, or nullptr.
+  virtual void* find(const char* name) const = 0;
 };
 
 /// Throws std::runtime_error with LLVM's message.

@@ -7,12 +7,14 @@
 #include <sstream>
 
 #include "common/measure/build_cache.h"
+#include "common/measure/heap_placement.h"
 #include "common/util/version_text.h"
 #include "daemon/worker/once.h"
 #include "daemon/worker/serve.h"
 
 int main(int argc, char** argv) {
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug shows lowering passes and LLVM stage times
+  mrd::measure::place_large_allocations_on_heap();
   if (argc > 1 && std::string(argv[1]) == "--serve") return mrd::worker::serve_main(argc, argv);
   CLI::App app{
       "measurerd-worker: builds and times tensor-program candidates.\n"

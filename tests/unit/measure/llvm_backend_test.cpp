@@ -11,6 +11,7 @@
 #include "common/lower/lower.h"
 #include "common/measure/kernel.h"
 #include "common/measure/llvm_compiler.h"
+#include "common/measure/workspace_pool.h"
 #include "common/util/error.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/codegen/primfunc_builders.h"
@@ -195,4 +196,29 @@ TEST_CASE("llvm backend: the target chooses the CPU; bad targets are user errors
   CHECK_THROWS_AS(codegen::parse_target("cuda"), UserError);
   CHECK_THROWS_AS(codegen::parse_target("llvm -mcpu=\"; rm\""), UserError);
   CHECK_THROWS_AS(codegen::parse_target("llvm -frobnicate=1"), UserError);
+}
+
+TEST_CASE("llvm backend: a loaded kernel takes its workspace from the pool and gives it back") {
+  auto in = BufferNode::make("in", DType::Float32, {4});
+  auto out = BufferNode::make("out", DType::Float32, {4});
+  auto big = BufferNode::make("big", DType::Float32, {1 << 18});  // 1 MiB: workspace
+  Var i("i");
+  Stmt body = AllocateNode::make(
+      big, ForNode::make(i, 0, 4, ForKind::Serial,
+                         SeqNode::make({store(big, i, load(in, i) * Expr(2.0f)), store(out, i, load(big, i))})));
+  measure::release_workspace_pool();
+  {
+    measure::Kernel k = build(PrimFunc{{in, out}, body});
+    Aligned<float> a(4), b(4);
+    for (int j = 0; j < 4; ++j) a.p[j] = float(j);
+    void* args[] = {a.p, b.p};
+    for (int call = 0; call < 3; ++call) REQUIRE(k(args) == 0);
+    for (int j = 0; j < 4; ++j) CHECK(b.p[j] == 2.0f * float(j));
+    // Three calls, one block: given back after each call and handed out again.
+    measure::WorkspacePoolStats s = measure::workspace_pool_stats();
+    CHECK(s.kept_blocks == 1);
+    CHECK(s.kept_bytes == size_t{1} << 20);
+    CHECK(s.blocks_in_use == 0);
+  }
+  CHECK(measure::workspace_pool_stats().kept_blocks == 0);  // the last kernel went
 }
