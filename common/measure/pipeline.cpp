@@ -288,6 +288,7 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
     return r;
   };
   try {
+    auto t = std::chrono::steady_clock::now();
     dag::ComputeDAG dag = [&] {
       try {
         return instantiate(task);
@@ -295,11 +296,12 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
         throw std::invalid_argument(e.what());
       }
     }();
+    st.prepare = seconds_since(t);
     TimingAffinity affinity;  // libgomp's binding of this thread lasts for the run only
     configure_openmp(task.hardware.num_cores);
     affinity.bind_to_openmp_place();
 
-    auto t = std::chrono::steady_clock::now();
+    t = std::chrono::steady_clock::now();
     std::unique_ptr<Kernel> kernel;
     try {
       kernel = std::make_unique<Kernel>(Kernel::load(artifact));
@@ -309,12 +311,14 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
     st.load = seconds_since(t);
 
     t = std::chrono::steady_clock::now();
+    auto prepare_start = t;
     std::unique_ptr<HostArgs> args;
     try {
       args = std::make_unique<HostArgs>(dag);
     } catch (const std::runtime_error& e) {
       return finish(error_result(MeasureErrorNo::RuntimeDevice, e.what()));
     }
+    st.prepare += seconds_since(prepare_start);
 
     SteadyClock clock;
     TimerConfig cfg;
@@ -341,6 +345,8 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
       timed = time_calls([&] { status |= k(a.pointers()); }, [&] { a.flush_inputs(); }, cfg, clock);
     }
     st.run = seconds_since(t);
+    st.warmup = timed.warmup_seconds;
+    st.timed = timed.timed_seconds;
     st.calls_saved = timed.calls_saved;
     if (status != 0) {
       return finish(error_result(MeasureErrorNo::RuntimeDevice, "the kernel could not allocate its local storage"));

@@ -29,7 +29,10 @@ struct StageTimes {
   double codegen = 0;
   double compile = 0;  ///< compile and link, or the cache lookup on a hit
   double load = 0;
-  double run = 0;      ///< filling inputs and timing
+  double run = 0;      ///< taking the arguments and timing
+  double prepare = 0;  ///< instantiating the workload and taking the arguments
+  double warmup = 0;   ///< the warm-up call
+  double timed = 0;    ///< the timed repeats (and any cooldown), after the warm-up
   double check = 0;    ///< the correctness check
   /// Timed calls that calibrating `number` from the warm-up saved (TVM would have thrown
   /// them away as too-short first attempts).
