@@ -1,7 +1,8 @@
 // The measurement of one candidate (a task and a step list), in two halves that may run in
 // different processes: build_candidate (instantiate the workload, apply the steps, lower,
 // generate C, compile through the content-addressed cache) and run_candidate (load the shared
-// object, fill the arguments, time with TVM's rules, optionally check the output against the
+// object, take the task's arguments — filled for its first candidate and kept for the next,
+// argument_cache.h — time with TVM's rules, optionally check the output against the
 // reference interpreter). Neither throws: every failure is a MeasureResult with TVM's error
 // code and a message.
 #pragma once
