@@ -1,6 +1,9 @@
 // The arguments of a kernel call: one 64-byte aligned buffer per workload tensor, inputs
 // filled with the interpreter's deterministic values (so the reference check sees the same
-// data; the interpreter's copies are made only for a check), outputs pre-filled with a sentinel so an element the kernel never writes is caught.
+// data; the interpreter's copies are made only for a check), outputs pre-filled with a
+// sentinel so an element the kernel never writes is caught. The same arguments serve the next
+// candidate of the task (argument_cache.h) after reset_outputs(), as long as
+// inputs_unchanged().
 #pragma once
 
 #include <cstdint>
@@ -37,6 +40,11 @@ class HostArgs {
   /// Evicts every input from the CPU caches (TVM's cache flush).
   void flush_inputs() const;
   int64_t elements(size_t pos) const { return elements_[pos]; }
+  /// Fills every output with the sentinel again (NaN for floats, 0x5a bytes otherwise).
+  void reset_outputs();
+  /// Whether the inputs still hold the values they were filled with (a digest of their
+  /// bytes against the one taken at the fill: a kernel that writes into an input is caught).
+  bool inputs_unchanged() const;
 
  private:
   struct Free {
@@ -50,6 +58,8 @@ class HostArgs {
   std::vector<size_t> outputs_, input_positions_;
   std::vector<ir::Tensor> input_tensors_;
   mutable std::optional<std::vector<interp::HostTensor>> inputs_;
+  uint64_t input_digest_ = 0;
+  uint64_t digest_inputs() const;
 };
 
 }  // namespace mrd::measure

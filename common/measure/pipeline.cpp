@@ -18,6 +18,7 @@
 #include "common/dag/compute_dag.h"
 #include "common/interp/reference_interpreter.h"
 #include "common/lower/lower.h"
+#include "common/measure/argument_cache.h"
 #include "common/measure/build_cache.h"
 #include "common/measure/host_args.h"
 #include "common/measure/kernel.h"
@@ -278,16 +279,24 @@ BuildOutput build_candidate(const Task& task, const std::string& steps_json, con
 MeasureResult run_candidate(const Task& task, const std::string& steps_json, const std::string& artifact,
                             const MeasureOptions& options, StageTimes* stages, double best_cost) {
   static ReferenceCache reference_cache;
+  static ArgumentCache argument_cache;
   StageTimes local;
   StageTimes& st = stages ? *stages : local;
   auto start = std::chrono::steady_clock::now();
+  // The task's arguments, kept from its previous candidate when there was one: they go back
+  // to the cache however the run ends (unless the kernel changed an input), and the check of
+  // that counts in the run's seconds.
+  std::string task_key;
+  std::unique_ptr<HostArgs> args;
   auto finish = [&](MeasureResult r) {
+    if (args) argument_cache.put_back(task_key, std::move(args));
     r.run_seconds = seconds_since(start);
     r.all_cost = r.run_seconds;
     r.timestamp = wall_clock_now();
     return r;
   };
   try {
+    auto t = std::chrono::steady_clock::now();
     dag::ComputeDAG dag = [&] {
       try {
         return instantiate(task);
@@ -295,11 +304,12 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
         throw std::invalid_argument(e.what());
       }
     }();
+    st.prepare = seconds_since(t);
     TimingAffinity affinity;  // libgomp's binding of this thread lasts for the run only
     configure_openmp(task.hardware.num_cores);
     affinity.bind_to_openmp_place();
 
-    auto t = std::chrono::steady_clock::now();
+    t = std::chrono::steady_clock::now();
     std::unique_ptr<Kernel> kernel;
     try {
       kernel = std::make_unique<Kernel>(Kernel::load(artifact));
@@ -309,12 +319,14 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
     st.load = seconds_since(t);
 
     t = std::chrono::steady_clock::now();
-    std::unique_ptr<HostArgs> args;
+    auto prepare_start = t;
+    task_key = registry::workload_key(task.workload);
     try {
-      args = std::make_unique<HostArgs>(dag);
+      args = argument_cache.take(task_key, dag);
     } catch (const std::runtime_error& e) {
       return finish(error_result(MeasureErrorNo::RuntimeDevice, e.what()));
     }
+    st.prepare += seconds_since(prepare_start);
 
     SteadyClock clock;
     TimerConfig cfg;
@@ -341,6 +353,8 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json, con
       timed = time_calls([&] { status |= k(a.pointers()); }, [&] { a.flush_inputs(); }, cfg, clock);
     }
     st.run = seconds_since(t);
+    st.warmup = timed.warmup_seconds;
+    st.timed = timed.timed_seconds;
     st.calls_saved = timed.calls_saved;
     if (status != 0) {
       return finish(error_result(MeasureErrorNo::RuntimeDevice, "the kernel could not allocate its local storage"));

@@ -1,7 +1,8 @@
 // The measurement of one candidate (a task and a step list), in two halves that may run in
 // different processes: build_candidate (instantiate the workload, apply the steps, lower,
 // generate C, compile through the content-addressed cache) and run_candidate (load the shared
-// object, fill the arguments, time with TVM's rules, optionally check the output against the
+// object, take the task's arguments — filled for its first candidate and kept for the next,
+// argument_cache.h — time with TVM's rules, optionally check the output against the
 // reference interpreter). Neither throws: every failure is a MeasureResult with TVM's error
 // code and a message.
 #pragma once
@@ -29,7 +30,10 @@ struct StageTimes {
   double codegen = 0;
   double compile = 0;  ///< compile and link, or the cache lookup on a hit
   double load = 0;
-  double run = 0;      ///< filling inputs and timing
+  double run = 0;      ///< taking the arguments and timing
+  double prepare = 0;  ///< instantiating the workload and taking the arguments
+  double warmup = 0;   ///< the warm-up call
+  double timed = 0;    ///< the timed repeats (and any cooldown), after the warm-up
   double check = 0;    ///< the correctness check
   /// Timed calls that calibrating `number` from the warm-up saved (TVM would have thrown
   /// them away as too-short first attempts).

@@ -49,13 +49,18 @@ TimerOutcome time_calls(const std::function<void()>& call, const std::function<v
 
   double warmup_start = clock.now();
   call();  // warm-up, not part of any cost
-  double warmup_ms = (clock.now() - warmup_start) * 1e3;
+  double warmup_end = clock.now();
+  double warmup_ms = (warmup_end - warmup_start) * 1e3;
+  auto finish = [&](TimerOutcome& o) -> TimerOutcome& {
+    o.timed_seconds = clock.now() - warmup_end;
+    return o;
+  };
   out.warmup_seconds = warmup_ms / 1e3;
   if (config.give_up_after_warmup > 0 && out.warmup_seconds > config.give_up_after_warmup && !stopped()) {
     out.skipped = true;
     out.costs = {out.warmup_seconds};
     out.final_number = number;
-    return out;
+    return finish(out);
   }
   if (config.calibrate_from_warmup && warmup_ms > 0 && min_repeat_ms > 0) {
     double wanted = std::ceil(min_repeat_ms / warmup_ms);
@@ -65,7 +70,7 @@ TimerOutcome time_calls(const std::function<void()>& call, const std::function<v
   if (stopped()) {
     out.timed_out = true;
     out.final_number = number;
-    return out;
+    return finish(out);
   }
   for (int r = 0; r < std::max(1, config.repeat); ++r) {
     if (past_deadline()) {
@@ -122,7 +127,7 @@ TimerOutcome time_calls(const std::function<void()>& call, const std::function<v
     if (config.cooldown_interval > 0) clock.sleep(config.cooldown_interval);
   }
   out.final_number = number;
-  return out;
+  return finish(out);
 }
 
 }  // namespace mrd::measure

@@ -67,6 +67,7 @@ struct TimerOutcome {
   /// speed (short first attempts of each repeat), which calibration did not make.
   int calls_saved = 0;
   double warmup_seconds = 0;  ///< the warm-up call's time
+  double timed_seconds = 0;   ///< clock time from the warm-up's end to the timing's end
   bool skipped = false;       ///< give_up_after_warmup ended the timing after the warm-up
 };
 

@@ -24,8 +24,9 @@ std::string result_line(size_t state, const measure::MeasureResult& r, double fl
                         const measure::StageTimes* stages) {
   nlohmann::json j = measure::indexed_result_json(state, r, flops);
   if (stages) {
-    j["stages"] = {{"deserialize", 0.0},         {"lower", stages->lower}, {"codegen", stages->codegen},
-                   {"compile", stages->compile}, {"load", stages->load},   {"run", stages->run},
+    j["stages"] = {{"deserialize", 0.0},         {"lower", stages->lower},     {"codegen", stages->codegen},
+                   {"compile", stages->compile}, {"load", stages->load},       {"run", stages->run},
+                   {"prepare", stages->prepare}, {"warmup", stages->warmup},   {"timed", stages->timed},
                    {"check", stages->check}};
     j["calls_saved"] = stages->calls_saved;
   }

@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "common/measure/pipeline.h"
 #include "common/measure/system_compiler.h"
 #include "tests/support/scoped_tmpdir.h"
@@ -59,6 +62,22 @@ MeasureResult measure_one(const Task& t, const std::string& steps, const Measure
   BuildOutput b = build_candidate(t, steps, o, c);
   if (b.result.error_no != MeasureErrorNo::NoError) return b.result;
   return run_candidate(t, steps, b.artifact, o);
+}
+
+// A hand-written kernel over matmul's arguments (float32 A, B, C), compiled as the C backend's
+// kernels are: what a faulty candidate of the task could do.
+std::string hand_kernel(const std::string& name, const std::string& body) {
+  std::filesystem::path dir = std::filesystem::path(test_cache_dir()) / "hand";
+  std::filesystem::create_directories(dir);
+  std::string src = (dir / (name + ".c")).string(), so = (dir / (name + ".so")).string();
+  std::ofstream(src) << "#include <stdint.h>\nint32_t mrd_entry(void* const* args) {\n"
+                     << "  float* A = (float*)args[0]; float* B = (float*)args[1]; float* C = (float*)args[2];\n"
+                     << "  (void)A; (void)B; (void)C;\n  " << body << "\n  return 0;\n}\n";
+  SystemCompiler cc("cc");
+  CompileOutcome out = cc.compile({src, so, {"-O1", "-fPIC", "-shared"}, 30});
+  INFO(out.message);
+  REQUIRE(out.status == CompileOutcome::Status::Ok);
+  return so;
 }
 
 const char* kTiled =
@@ -227,4 +246,33 @@ TEST_CASE("pipeline: skip-hopeless stops after a warm-up slower than the factor 
   }
   o.skip_hopeless = false;
   CHECK(run_candidate(t, "[]", b.artifact, o, nullptr, 1e-12).costs.size() == 3);
+}
+
+TEST_CASE("pipeline: an output a candidate leaves unwritten is caught after a candidate that wrote it") {
+  // The candidates of a task share their arguments; the outputs start from the sentinel again.
+  Task t = matmul(16, 16, 16, "c");
+  MeasureResult good = measure_one(t, "[]", quick());
+  INFO(good.error_msg);
+  REQUIRE(good.error_no == MeasureErrorNo::NoError);
+  MeasureResult lazy = run_candidate(t, "[]", hand_kernel("writes-nothing", ""), quick());
+  CHECK(lazy.error_no == MeasureErrorNo::WrongAnswer);
+  CHECK(lazy.error_msg.find("256 of 256 elements") != std::string::npos);
+  MeasureResult half = run_candidate(t, "[]", hand_kernel("writes-half", "for (int i = 0; i < 128; ++i) C[i] = 0;"), quick());
+  CHECK(half.error_no == MeasureErrorNo::WrongAnswer);
+}
+
+TEST_CASE("pipeline: a candidate that writes into an input leaves the next one fresh inputs") {
+  Task t = matmul(16, 16, 16, "c");
+  REQUIRE(measure_one(t, "[]", quick()).error_no == MeasureErrorNo::NoError);
+  // Writes the right product into C, then changes A for whoever comes next.
+  std::string vandal = hand_kernel("writes-input",
+                                   "for (int i = 0; i < 16; ++i) for (int j = 0; j < 16; ++j) {\n"
+                                   "    float s = 0; for (int k = 0; k < 16; ++k) s += A[i * 16 + k] * B[k * 16 + j];\n"
+                                   "    C[i * 16 + j] = s; }\n  A[0] += 1.0f;");
+  MeasureResult r = run_candidate(t, "[]", vandal, quick());
+  INFO(r.error_msg);
+  CHECK(r.error_no == MeasureErrorNo::WrongAnswer);  // its own later calls saw the changed A
+  MeasureResult next = measure_one(t, "[]", quick());
+  INFO(next.error_msg);
+  CHECK(next.error_no == MeasureErrorNo::NoError);
 }

@@ -204,3 +204,20 @@ TEST_CASE("timer: a warm-up slower than give_up_after_warmup ends the timing wit
   CHECK(timed.costs.size() == 3);
   CHECK(calls > 1);
 }
+
+TEST_CASE("timer: the warm-up and the timed repeats after it are reported apart") {
+  FakeClock clock;
+  auto call = [&] { clock.t += 0.002; };  // 2 ms per call
+  TimerConfig cfg;
+  cfg.number = 3;
+  cfg.repeat = 2;
+  cfg.min_repeat_ms = 0;
+  cfg.cooldown_interval = 0.5;
+  TimerOutcome out = time_calls(call, nullptr, cfg, clock);
+  CHECK(out.warmup_seconds == Approx(0.002));
+  CHECK(out.timed_seconds == Approx(2 * (3 * 0.002 + 0.5)));  // two repeats, each with its cooldown
+  cfg.give_up_after_warmup = 0.001;  // skipped after the warm-up: nothing timed after it
+  TimerOutcome skipped = time_calls(call, nullptr, cfg, clock);
+  CHECK(skipped.skipped);
+  CHECK(skipped.timed_seconds == 0);
+}
