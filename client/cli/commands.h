@@ -47,6 +47,7 @@ struct TuneArgs {
   int trials = 200;
   int batch = 64;
   uint64_t seed = 1;
+  int confirm = 4;    ///< the best states measured again after the trials
   int num_cores = 0;  ///< 0: the task file's, else the daemon's cores
   std::string log_file;
   bool resume = false;

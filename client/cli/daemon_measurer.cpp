@@ -1,5 +1,7 @@
 #include "client/cli/daemon_measurer.h"
 
+#include <algorithm>
+
 #include "client/lib/client.h"
 #include "common/record/record.h"
 #include "common/schedule/transform_steps.h"
@@ -22,6 +24,19 @@ void DaemonMeasurer::interrupt() {
 
 std::vector<measure::MeasureResult> DaemonMeasurer::measure(
     const std::vector<tune::Candidate>& batch) {
+  return measure_with(batch, options_);
+}
+
+std::vector<measure::MeasureResult> DaemonMeasurer::measure_again(
+    const std::vector<tune::Candidate>& batch) {
+  measure::MeasureOptions options = options_;
+  options.repeat = std::max(options.repeat, kConfirmRepeat);
+  options.skip_hopeless = false;  // timed in full: it is to be trusted
+  return measure_with(batch, options);
+}
+
+std::vector<measure::MeasureResult> DaemonMeasurer::measure_with(
+    const std::vector<tune::Candidate>& batch, const measure::MeasureOptions& options) {
   std::vector<measure::MeasureResult> results;
   if (!failure_.empty() || interrupted_) return results;  // stopped: send nothing more
   std::vector<std::string> states;
@@ -36,7 +51,7 @@ std::vector<measure::MeasureResult> DaemonMeasurer::measure(
       if (!client_) client_ = open_backend(common_, "measurer tune");
       c = client_.get();
     }
-    c->measure(task_bytes_, states, options_,
+    c->measure(task_bytes_, states, options,
                [&](uint32_t i, const measure::MeasureResult& r, const std::string&) {
       if (i >= states.size()) return;
       if (client::is_cancelled(r)) {

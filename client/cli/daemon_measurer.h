@@ -3,7 +3,8 @@
 // breaks or a request is refused, measure() returns only the results received (a prefix of the
 // batch, never invented error results), failure() says why, and the tuner stops: nothing more
 // is sent. interrupt() (Ctrl-C) cancels the request in flight the same way: the results that
-// still arrive measured are logged, the cancelled ones are not, and the tuner stops.
+// still arrive measured are logged, the cancelled ones are not, and the tuner stops. The
+// tuner's confirming batch (measure_again) is measured with more repeats.
 #pragma once
 
 #include <atomic>
@@ -26,6 +27,13 @@ class DaemonMeasurer : public tune::Measurer {
                  std::string log_path);
 
   std::vector<measure::MeasureResult> measure(const std::vector<tune::Candidate>& batch) override;
+  /// With at least kConfirmRepeat repeats and no skip-hopeless, each state logged as one record
+  /// (its costs, one per repeat).
+  std::vector<measure::MeasureResult> measure_again(
+      const std::vector<tune::Candidate>& batch) override;
+
+  /// Repeats of a confirming measurement (as many as TVM's own re-measure in bench-tvm-e2e).
+  static constexpr int kConfirmRepeat = 3;
 
   /// Cancels the request in flight and stops measuring; from any thread.
   void interrupt();
@@ -40,6 +48,9 @@ class DaemonMeasurer : public tune::Measurer {
   size_t measured() const { return measured_; }
 
  private:
+  std::vector<measure::MeasureResult> measure_with(const std::vector<tune::Candidate>& batch,
+                                                   const measure::MeasureOptions& options);
+
   Common common_;
   measure::Task task_;
   std::string task_bytes_;

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <unordered_map>
 
 #include "client/lib/workload_spec.h"
 #include "common/dag/flop_count.h"
@@ -39,9 +40,12 @@ double record_cost(const record::Record& r) {
 }
 
 int best_record(const WorkloadLog& w) {
+  std::unordered_map<std::string, size_t> latest;  // steps text -> its last record
+  for (size_t i = 0; i < w.records.size(); ++i) latest[w.records[i].steps] = i;
   int best = -1;
   for (size_t i = 0; i < w.records.size(); ++i) {
     const auto& r = w.records[i];
+    if (latest.at(r.steps) != i) continue;  // measured again later
     if (r.result.error_no != measure::MeasureErrorNo::NoError || r.result.costs.empty()) continue;
     if (best < 0 || record_cost(r) < record_cost(w.records[best])) best = static_cast<int>(i);
   }

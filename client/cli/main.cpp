@@ -113,6 +113,10 @@ int main(int argc, char** argv) {
   tn->add_option("--batch", tune.batch, "candidates per request to measurerd")->capture_default_str();
   tn->add_option("--seed", tune.seed, "random seed: the search is a function of it and the results")
       ->capture_default_str();
+  tn->add_option("--confirm", tune.confirm,
+                 "after the trials, measure the best N states again with at least 3 repeats "
+                 "(logged too): the best printed is what this confirms; 0: no confirmation")
+      ->capture_default_str();
   tn->add_option("--num-cores", tune.num_cores,
                  "hardware num_cores of the task (threads of a parallel loop; default: the "
                  "task file's, else measurerd's cores)");

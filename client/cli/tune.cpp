@@ -1,5 +1,6 @@
 // measurer tune: search a workload's schedules with the tuner, measuring each batch through
-// measurerd; the record log grows as results arrive; the best schedule is printed at the end.
+// measurerd; the record log grows as results arrive; the best few states are measured again
+// (with more repeats, also logged) and the best schedule, as confirmed, is printed at the end.
 // When measurerd goes away mid-run, tune stops at once, keeps the records received and says
 // how --resume continues (exit 3); Ctrl-C cancels the batch in flight the same way (exit 130).
 #include <unistd.h>
@@ -101,7 +102,7 @@ std::vector<tune::TuneRecord> read_history(const std::string& path, const std::s
 
 int write_dry_run(const TuneArgs& args, const Loaded& l, const dag::ComputeDAG& dag,
                   int num_cores) {
-  tune::Tuner tuner(dag, {args.trials, args.trials, args.seed, num_cores});
+  tune::Tuner tuner(dag, {args.trials, args.trials, args.seed, num_cores, 0});
   CaptureMeasurer capture;
   tuner.run(capture);
   nlohmann::json states = nlohmann::json::array();
@@ -134,6 +135,7 @@ int run_tune(const Common& common, const TuneArgs& args) {
   try {
     MRD_USER_CHECK(args.trials > 0, "--trials must be positive");
     MRD_USER_CHECK(args.batch > 0, "--batch must be positive");
+    MRD_USER_CHECK(args.confirm >= 0, "--confirm must not be negative");
     MRD_USER_CHECK(!args.resume || !args.log_file.empty(), "--resume needs --log");
     l = load_task(args);
     dag = std::make_unique<dag::ComputeDAG>(workload_dag(l.task.workload));
@@ -176,7 +178,8 @@ int run_tune(const Common& common, const TuneArgs& args) {
   if (!args.quiet)
     progress = std::make_unique<ProgressDisplay>(std::cerr, ProgressDisplay::stderr_mode(),
                                                  ProgressDisplay::stderr_width());
-  tune::Tuner tuner(*dag, {args.trials, args.batch, args.seed, num_cores}, progress.get());
+  tune::Tuner tuner(*dag, {args.trials, args.batch, args.seed, num_cores, args.confirm},
+                    progress.get());
   tuner.add_history(history);
 
   DaemonMeasurer measurer(common, l.task, l.options, args.log_file);
@@ -200,6 +203,7 @@ int run_tune(const Common& common, const TuneArgs& args) {
   j["trials"] = records.size();
   j["resumed"] = resumed;
   j["errors"] = errors;
+  j["confirmed"] = tuner.confirmations().size();
   if (!measurer.failure().empty()) j["stopped"] = measurer.failure();
   else if (measurer.interrupted()) j["stopped"] = "interrupted";
   std::string c_source;
@@ -236,6 +240,8 @@ int run_tune(const Common& common, const TuneArgs& args) {
     std::cout << "workload  " << key << "\n"
               << "trials    " << records.size() << " measured (" << errors << " with errors)";
     if (resumed) std::cout << ", " << resumed << " resumed from the log";
+    if (!tuner.confirmations().empty())
+      std::cout << "; the best " << tuner.confirmations().size() << " measured again";
     if (!measurer.failure().empty())
       std::cout << "; stopped early, measurerd went away";
     else if (measurer.interrupted())

@@ -19,12 +19,23 @@ double score(double sum, double count, double l2) { return sum * sum / (count + 
 
 void BoostedTrees::fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
                        BoostedTreesOptions options) {
+  fit(x, y, std::vector<double>(std::min(x.size(), y.size()), 1.0), options);
+}
+
+void BoostedTrees::fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
+                       const std::vector<double>& w, BoostedTreesOptions options) {
   trees_.clear();
   rate_ = options.learning_rate;
   base_ = 0;
-  const size_t n = std::min(x.size(), y.size());
+  const size_t n = std::min({x.size(), y.size(), w.size()});
   if (n == 0) return;
-  base_ = std::accumulate(y.begin(), y.begin() + static_cast<long>(n), 0.0) / static_cast<double>(n);
+  double total_weight = 0;
+  for (size_t i = 0; i < n; ++i) {
+    base_ += w[i] * y[i];
+    total_weight += w[i];
+  }
+  if (!(total_weight > 0)) return;
+  base_ /= total_weight;
   const size_t features = x[0].size();
   // Sample indices sorted by each feature, once.
   std::vector<std::vector<int>> sorted(features);
@@ -46,18 +57,22 @@ void BoostedTrees::fit(const std::vector<std::vector<double>>& x, const std::vec
       // Totals per frontier node.
       std::vector<int> slot(tree.size(), -1);
       for (size_t k = 0; k < frontier.size(); ++k) slot[frontier[k]] = static_cast<int>(k);
-      std::vector<double> sum(frontier.size(), 0), count(frontier.size(), 0);
+      std::vector<double> sum(frontier.size(), 0), weight(frontier.size(), 0),
+          count(frontier.size(), 0);
       for (size_t i = 0; i < n; ++i) {
         int k = node_of[i] >= 0 ? slot[node_of[i]] : -1;
         if (k < 0) continue;
-        sum[k] += residual[i];
+        sum[k] += w[i] * residual[i];
+        weight[k] += w[i];
         count[k] += 1;
       }
       std::vector<Split> best(frontier.size());
-      std::vector<double> left_sum(frontier.size()), left_count(frontier.size());
+      std::vector<double> left_sum(frontier.size()), left_weight(frontier.size()),
+          left_count(frontier.size());
       std::vector<double> last_value(frontier.size());
       for (size_t f = 0; f < features; ++f) {
         std::fill(left_sum.begin(), left_sum.end(), 0);
+        std::fill(left_weight.begin(), left_weight.end(), 0);
         std::fill(left_count.begin(), left_count.end(), 0);
         for (int i : sorted[f]) {
           int k = node_of[i] >= 0 ? slot[node_of[i]] : -1;
@@ -66,12 +81,13 @@ void BoostedTrees::fit(const std::vector<std::vector<double>>& x, const std::vec
           // A threshold between the previous value and this one splits here.
           if (left_count[k] >= options.min_leaf && count[k] - left_count[k] >= options.min_leaf &&
               v > last_value[k]) {
-            double gain = score(left_sum[k], left_count[k], options.l2) +
-                          score(sum[k] - left_sum[k], count[k] - left_count[k], options.l2) -
-                          score(sum[k], count[k], options.l2);
+            double gain = score(left_sum[k], left_weight[k], options.l2) +
+                          score(sum[k] - left_sum[k], weight[k] - left_weight[k], options.l2) -
+                          score(sum[k], weight[k], options.l2);
             if (gain > best[k].gain + 1e-12) best[k] = {gain, static_cast<int>(f), (last_value[k] + v) / 2};
           }
-          left_sum[k] += residual[i];
+          left_sum[k] += w[i] * residual[i];
+          left_weight[k] += w[i];
           left_count[k] += 1;
           last_value[k] = v;
         }
@@ -79,7 +95,7 @@ void BoostedTrees::fit(const std::vector<std::vector<double>>& x, const std::vec
       std::vector<int> next;
       for (size_t k = 0; k < frontier.size(); ++k) {
         Node& node = tree[frontier[k]];
-        node.value = sum[k] / (count[k] + options.l2);
+        node.value = sum[k] / (weight[k] + options.l2);
         if (best[k].feature < 0) continue;
         node.feature = best[k].feature;
         node.threshold = best[k].threshold;
@@ -99,12 +115,12 @@ void BoostedTrees::fit(const std::vector<std::vector<double>>& x, const std::vec
     }
     // The last level's leaves.
     if (!frontier.empty()) {
-      std::vector<double> sum(tree.size(), 0), count(tree.size(), 0);
+      std::vector<double> sum(tree.size(), 0), weight(tree.size(), 0);
       for (size_t i = 0; i < n; ++i) {
-        sum[node_of[i]] += residual[i];
-        count[node_of[i]] += 1;
+        sum[node_of[i]] += w[i] * residual[i];
+        weight[node_of[i]] += w[i];
       }
-      for (int leaf : frontier) tree[leaf].value = sum[leaf] / (count[leaf] + options.l2);
+      for (int leaf : frontier) tree[leaf].value = sum[leaf] / (weight[leaf] + options.l2);
     }
     for (size_t i = 0; i < n; ++i) {
       int at = 0;

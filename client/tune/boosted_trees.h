@@ -1,7 +1,9 @@
 // Gradient-boosted regression trees with squared loss: the learner behind the tuner's cost
 // model, in the manner of XGBoost (second-order gain with an L2 penalty on leaf values, trees
 // grown level by level over features sorted once). Small and exact: every threshold between
-// two distinct values is a candidate split.
+// two distinct values is a candidate split. Samples may carry weights (XGBoost's instance
+// weights): a sample of weight w counts as w samples in every sum, so the fit is most accurate
+// where the weight is.
 #pragma once
 
 #include <vector>
@@ -23,7 +25,10 @@ class BoostedTrees {
   /// Learns y from rows of x (all rows as long as the first). Forgets an earlier fit.
   void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
            BoostedTreesOptions options = {});
-  /// The prediction for one row; the mean of y before any fit with data.
+  /// The same with a positive weight per sample (as many as y).
+  void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
+           const std::vector<double>& weights, BoostedTreesOptions options = {});
+  /// The prediction for one row; the (weighted) mean of y before any fit with data.
   double predict(const std::vector<double>& row) const;
   bool trained() const { return !trees_.empty(); }
 

@@ -9,7 +9,8 @@
 
 namespace mrd::tune {
 
-CostModel::CostModel(const dag::ComputeDAG& dag) : dag_(&dag) {}
+CostModel::CostModel(const dag::ComputeDAG& dag, bool weight_by_throughput)
+    : dag_(&dag), weight_by_throughput_(weight_by_throughput) {}
 
 const std::vector<double>& CostModel::features(const std::vector<schedule::Step>& steps) {
   std::string key = candidate_key(steps);
@@ -35,7 +36,14 @@ void CostModel::fit(const std::vector<std::pair<std::vector<schedule::Step>, dou
   std::vector<double> sorted = y;
   std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
   median_log_cost_ = sorted[sorted.size() / 2];
-  if (y.size() >= kMinTraining) trees_.fit(x, y);
+  if (y.size() < kMinTraining) return;
+  // Throughput relative to the fastest: exp(min log cost - log cost), in (0, 1].
+  const double best = *std::min_element(y.begin(), y.end());
+  std::vector<double> w(y.size(), 1.0);
+  if (weight_by_throughput_) {
+    for (size_t i = 0; i < y.size(); ++i) w[i] = std::exp(best - y[i]);
+  }
+  trees_.fit(x, y, w);
 }
 
 double CostModel::predict(const std::vector<schedule::Step>& steps) {

@@ -2,8 +2,10 @@
 // states before any is measured, so a batch holds the states predicted fastest. A state is
 // lowered and described by its program features (program_features.h: loop nests, access
 // strides and footprints, annotations), which mean the same for every sketch; gradient-boosted
-// trees (boosted_trees.h) learn log cost from them. With too few measured states it predicts
-// their median for every state.
+// trees (boosted_trees.h) learn log cost from them, each state weighted by its throughput
+// relative to the fastest measured one (as TVM weights its XGBoost samples): the model is most
+// accurate among the fast states, where the ranking decides what is measured next. With too
+// few measured states it predicts their median for every state.
 #pragma once
 
 #include <string>
@@ -18,7 +20,8 @@ namespace mrd::tune {
 
 class CostModel {
  public:
-  explicit CostModel(const dag::ComputeDAG& dag);
+  /// `weight_by_throughput` false: every measured state counts the same.
+  explicit CostModel(const dag::ComputeDAG& dag, bool weight_by_throughput = true);
 
   /// Forgets what it knew and learns from these measured states (costs in seconds, > 0;
   /// others are skipped).
@@ -35,6 +38,7 @@ class CostModel {
   const std::vector<double>& features(const std::vector<schedule::Step>& steps);
 
   const dag::ComputeDAG* dag_;
+  bool weight_by_throughput_;
   BoostedTrees trees_;
   double median_log_cost_ = 0.0;
   std::unordered_map<std::string, std::vector<double>> cache_;

@@ -13,6 +13,16 @@
 
 namespace mrd::tune {
 
+int random_share(int n, size_t measured, const EvolutionOptions& options) {
+  if (measured == 0) return n;
+  const double fraction = measured < static_cast<size_t>(std::max(options.warmup_measured, 0))
+                              ? options.warmup_random_fraction
+                              : options.random_fraction;
+  int n_random = std::min(n, static_cast<int>(std::floor(n * fraction)));
+  if (n > 1 && fraction > 0) n_random = std::max(n_random, 1);
+  return n_random;
+}
+
 EvolutionarySearch::EvolutionarySearch(const dag::ComputeDAG& dag,
                                        std::vector<SearchState> sketches, int num_cores,
                                        uint64_t seed, EvolutionOptions options)
@@ -21,7 +31,7 @@ EvolutionarySearch::EvolutionarySearch(const dag::ComputeDAG& dag,
       num_cores_(num_cores),
       options_(options),
       rng_(seed),
-      model_(dag) {}
+      model_(dag, options.weight_by_throughput) {}
 
 std::vector<SearchState> EvolutionarySearch::propose(const std::vector<MeasuredState>& measured,
                                                      int n, const std::set<std::string>& seen) {
@@ -30,12 +40,7 @@ std::vector<SearchState> EvolutionarySearch::propose(const std::vector<MeasuredS
   std::set<std::string> batch;
   auto is_new = [&](const std::string& key) { return !seen.count(key) && !batch.count(key); };
 
-  int n_ranked = 0;
-  if (!measured.empty()) {
-    int n_random = static_cast<int>(std::floor(n * options_.random_fraction));
-    if (n > 1 && options_.random_fraction > 0) n_random = std::max(n_random, 1);
-    n_ranked = n - n_random;
-  }
+  const int n_ranked = n - random_share(n, measured.size(), options_);
   if (n_ranked > 0) {
     std::vector<std::pair<std::vector<schedule::Step>, double>> training;
     for (const MeasuredState& m : measured) training.emplace_back(m.steps, m.cost);

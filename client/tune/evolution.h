@@ -3,7 +3,8 @@
 // by the cost model (cost_model.h, fitted on the measured states): each generation's
 // children are mutants of members picked by a tournament of two on predicted cost. The batch
 // takes the unseen states predicted fastest over all generations, plus a share of fresh random
-// samples for exploration. A proposal is always valid (it lowers) and never a state already
+// samples for exploration, a larger share while few states are measured (the model has seen
+// too little to be trusted much). A proposal is always valid (it lowers) and never a state already
 // seen (keys in `seen`) or twice in the batch.
 #pragma once
 
@@ -34,9 +35,18 @@ struct EvolutionOptions {
   int generations = 4;
   /// Share of each batch sampled fresh from the sketches, unranked.
   double random_fraction = 0.1;
+  /// The share instead while fewer than `warmup_measured` states are measured.
+  double warmup_random_fraction = 0.3;
+  int warmup_measured = 128;
+  /// The cost model weights each measured state by its relative throughput (cost_model.h).
+  bool weight_by_throughput = true;
   /// Tries per wanted child before a generation stops short.
   int attempts_per_child = 4;
 };
+
+/// How many of a batch of n are fresh random samples when `measured` states are measured: all
+/// with none measured, else the (warm-up) random share of n, at least 1 when n > 1.
+int random_share(int n, size_t measured, const EvolutionOptions& options);
 
 class EvolutionarySearch {
  public:

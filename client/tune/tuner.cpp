@@ -26,6 +26,8 @@ const char* tune_phase_name(TunePhase phase) {
       return "evolution";
     case TunePhase::Measuring:
       return "measuring";
+    case TunePhase::Confirming:
+      return "confirming";
   }
   return "?";
 }
@@ -50,12 +52,36 @@ void Tuner::enter(TunePhase phase) {
 Tuner::~Tuner() = default;
 
 void Tuner::remember(const TuneRecord& r) {
-  seen_.insert(candidate_key(r.candidate.steps));
+  std::string key = candidate_key(r.candidate.steps);
+  seen_.insert(key);
   records_.push_back(r);
+  is_latest_.push_back(true);
+  const int index = static_cast<int>(records_.size()) - 1;
+  bool was_best = false;
+  auto it = latest_.find(key);
+  if (it == latest_.end()) {
+    latest_.emplace(std::move(key), index);
+  } else {
+    is_latest_[it->second] = false;
+    was_best = it->second == static_cast<size_t>(best_index_);
+    it->second = index;
+  }
+  if (was_best) {
+    // The best state was measured again: the best is the cheapest latest record.
+    best_index_ = -1;
+    for (size_t i = 0; i < records_.size(); ++i) {
+      double c = mean_cost(records_[i].result);
+      if (is_latest_[i] && c < std::numeric_limits<double>::infinity() &&
+          (best_index_ < 0 || c < mean_cost(records_[best_index_].result))) {
+        best_index_ = static_cast<int>(i);
+      }
+    }
+    return;
+  }
   double c = mean_cost(r.result);
   if (c < std::numeric_limits<double>::infinity() &&
       (best_index_ < 0 || c < mean_cost(records_[best_index_].result))) {
-    best_index_ = static_cast<int>(records_.size()) - 1;
+    best_index_ = index;
   }
 }
 
@@ -78,9 +104,35 @@ double Tuner::best_gflops() const {
   return b == nullptr ? 0.0 : gflops(b->result);
 }
 
+std::vector<measure::MeasureResult> Tuner::measure_batch(Measurer& m,
+                                                       const std::vector<Candidate>& batch,
+                                                       bool again) {
+  size_t reported = 0;
+  auto count = [&](size_t index, const measure::MeasureResult& r) {
+    MRD_CHECK(index == reported && index < batch.size(), "the measurer reported result ", index,
+              " after ", reported, " of a batch of ", batch.size());
+    ++reported;
+    if (again) return;  // a confirmation is not a trial
+    ++progress_.trials_done;
+    progress_.errors += r.error_no != measure::MeasureErrorNo::NoError;
+    progress_.best_gflops = std::max(progress_.best_gflops, gflops(r));
+    if (observer_) observer_->on_result(progress_);
+  };
+  m.set_result_sink(count);
+  std::vector<measure::MeasureResult> results = again ? m.measure_again(batch) : m.measure(batch);
+  m.set_result_sink(nullptr);
+  MRD_CHECK(results.size() <= batch.size(), "the measurer returned ", results.size(),
+            " results for ", batch.size(), " candidates");
+  MRD_CHECK(reported <= results.size(), "the measurer reported ", reported,
+            " results and returned ", results.size());
+  for (size_t i = reported; i < results.size(); ++i) count(i, results[i]);
+  return results;
+}
+
 std::vector<TuneRecord> Tuner::run(Measurer& m) {
   std::vector<TuneRecord> out;
   stopped_by_measurer_ = false;
+  confirmations_.clear();
   progress_ = TuneProgress{};
   progress_.trials_total = options_.trials;
   progress_.best_gflops = best_gflops();
@@ -91,9 +143,10 @@ std::vector<TuneRecord> Tuner::run(Measurer& m) {
     progress_.batch_size = 0;
     enter(TunePhase::Evolution);
     std::vector<MeasuredState> measured;
-    for (const TuneRecord& r : records_) {
-      double c = mean_cost(r.result);
-      if (c < std::numeric_limits<double>::infinity()) measured.push_back({r.candidate.steps, c});
+    for (size_t i = 0; i < records_.size(); ++i) {
+      double c = mean_cost(records_[i].result);
+      if (is_latest_[i] && c < std::numeric_limits<double>::infinity())
+        measured.push_back({records_[i].candidate.steps, c});
     }
     std::vector<SearchState> proposals = search_->propose(measured, n, seen_);
     if (proposals.empty()) break;
@@ -101,24 +154,7 @@ std::vector<TuneRecord> Tuner::run(Measurer& m) {
     for (const SearchState& s : proposals) batch.push_back({s.steps()});
     progress_.batch_size = static_cast<int>(batch.size());
     enter(TunePhase::Measuring);
-    size_t reported = 0;
-    auto count = [&](size_t index, const measure::MeasureResult& r) {
-      MRD_CHECK(index == reported && index < batch.size(), "the measurer reported result ", index,
-                " after ", reported, " of a batch of ", batch.size());
-      ++reported;
-      ++progress_.trials_done;
-      progress_.errors += r.error_no != measure::MeasureErrorNo::NoError;
-      progress_.best_gflops = std::max(progress_.best_gflops, gflops(r));
-      if (observer_) observer_->on_result(progress_);
-    };
-    m.set_result_sink(count);
-    std::vector<measure::MeasureResult> results = m.measure(batch);
-    m.set_result_sink(nullptr);
-    MRD_CHECK(results.size() <= batch.size(), "the measurer returned ", results.size(),
-              " results for ", batch.size(), " candidates");
-    MRD_CHECK(reported <= results.size(), "the measurer reported ", reported,
-              " results and returned ", results.size());
-    for (size_t i = reported; i < results.size(); ++i) count(i, results[i]);
+    std::vector<measure::MeasureResult> results = measure_batch(m, batch, false);
     for (size_t i = 0; i < results.size(); ++i) {
       TuneRecord r{std::move(batch[i]), std::move(results[i])};
       remember(r);
@@ -132,7 +168,37 @@ std::vector<TuneRecord> Tuner::run(Measurer& m) {
       break;
     }
   }
+  if (!stopped_by_measurer_) confirm_best(m);
   return out;
+}
+
+void Tuner::confirm_best(Measurer& m) {
+  if (options_.confirm_top <= 0) return;
+  // The latest records of the successful states, cheapest first (ties: the earlier record).
+  std::vector<size_t> top;
+  for (size_t i = 0; i < records_.size(); ++i) {
+    if (is_latest_[i] && mean_cost(records_[i].result) < std::numeric_limits<double>::infinity())
+      top.push_back(i);
+  }
+  std::stable_sort(top.begin(), top.end(), [&](size_t a, size_t b) {
+    return mean_cost(records_[a].result) < mean_cost(records_[b].result);
+  });
+  if (top.size() > static_cast<size_t>(options_.confirm_top)) top.resize(options_.confirm_top);
+  if (top.empty()) return;
+  std::vector<Candidate> batch;
+  for (size_t i : top) batch.push_back(records_[i].candidate);
+  ++progress_.batch;
+  progress_.batch_size = static_cast<int>(batch.size());
+  enter(TunePhase::Confirming);
+  std::vector<measure::MeasureResult> results = measure_batch(m, batch, true);
+  for (size_t i = 0; i < results.size(); ++i) {
+    TuneRecord r{std::move(batch[i]), std::move(results[i])};
+    remember(r);
+    confirmations_.push_back(std::move(r));
+  }
+  progress_.best_gflops = best_gflops();
+  if (observer_ && !results.empty()) observer_->on_batch_done(progress_);
+  if (results.size() < batch.size()) stopped_by_measurer_ = true;
 }
 
 }  // namespace mrd::tune

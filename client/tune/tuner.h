@@ -1,8 +1,11 @@
 // The tuner behind `measurer tune`: sketch generation, random sampling and evolutionary search
 // over a task's schedules, with the measurement behind the Measurer seam (the client library
 // in production, a fake in tests). Every candidate sent lowers, and no state is measured twice
-// (also across --resume: states from a log are known as measured). A TuneObserver follows the
-// search as it goes: each phase as it starts, each result as it arrives, each batch's end.
+// (also across --resume: states from a log are known as measured). After the trials, the few
+// best states are measured again, more carefully (Measurer::measure_again), so that a lucky
+// noisy measurement does not become the best: a state measured more than once is judged by its
+// latest measurement. A TuneObserver follows the search as it goes: each phase as it starts,
+// each result as it arrives, each batch's end.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,11 @@ class Measurer {
   using ResultSink = std::function<void(size_t index, const measure::MeasureResult&)>;
   virtual ~Measurer() = default;
   virtual std::vector<measure::MeasureResult> measure(const std::vector<Candidate>& batch) = 0;
+  /// Measures states already measured once more, to confirm the best (the tuner's last
+  /// batch): like measure(), more carefully where the measurer can (more repeats).
+  virtual std::vector<measure::MeasureResult> measure_again(const std::vector<Candidate>& batch) {
+    return measure(batch);
+  }
   /// Set by the tuner before each measure(). A measurer that learns its results one by one
   /// passes each to report_result() as it arrives, in order (0, 1, ...), exactly the results
   /// it then returns; results not reported are reported by the tuner when measure() returns.
@@ -49,6 +57,8 @@ struct TuneOptions {
   int batch_size = 64;  ///< candidates per measure() call
   uint64_t seed = 1;    ///< the whole search is a function of the seed and the results
   int num_cores = 0;    ///< TVM's hardware num_cores; 0 = this machine's
+  /// After the trials, the best states measured again (not counted as trials); 0: none.
+  int confirm_top = 4;
 };
 
 struct TuneRecord {
@@ -60,8 +70,9 @@ enum class TunePhase {
   SketchGeneration,  ///< deriving the sketches from the DAG (in the Tuner's constructor)
   Evolution,         ///< sampling and evolving the next batch of candidates
   Measuring,         ///< the batch is being measured
+  Confirming,        ///< the best states are being measured again (after the trials)
 };
-/// "sketch generation", "evolution", "measuring".
+/// "sketch generation", "evolution", "measuring", "confirming".
 const char* tune_phase_name(TunePhase phase);
 
 struct TuneProgress {
@@ -102,9 +113,14 @@ class Tuner {
   void add_history(const std::vector<TuneRecord>& records);
   /// Measures up to options.trials new states in batches; returns this run's records in
   /// measurement order. Stops early when no new valid state can be found, or when the
-  /// measurer returns fewer results than candidates (see stopped_by_measurer()).
+  /// measurer returns fewer results than candidates (see stopped_by_measurer()). Unless it
+  /// stopped that way, it then measures the options.confirm_top best states again
+  /// (confirmations()).
   std::vector<TuneRecord> run(Measurer& m);
-  /// Lowest mean cost among successful results (history included), or nullptr.
+  /// The last run()'s measurements of known states, after its trials, in order.
+  const std::vector<TuneRecord>& confirmations() const { return confirmations_; }
+  /// The successful state of lowest mean cost (history included), each state judged by its
+  /// latest record; nullptr when there is none.
   const TuneRecord* best() const;
   /// True when the last run() stopped because the measurer returned a short batch.
   bool stopped_by_measurer() const { return stopped_by_measurer_; }
@@ -113,6 +129,11 @@ class Tuner {
 
  private:
   void remember(const TuneRecord& r);
+  /// Measures the confirm_top best states again.
+  void confirm_best(Measurer& m);
+  /// Runs one batch through the measurer (`again`: measure_again), reporting each result.
+  std::vector<measure::MeasureResult> measure_batch(Measurer& m, const std::vector<Candidate>& batch,
+                                                    bool again);
   double best_gflops() const;
   double gflops(const measure::MeasureResult& r) const;
   /// Tells the observer that `progress_` is in `phase` now.
@@ -128,6 +149,9 @@ class Tuner {
   std::unique_ptr<EvolutionarySearch> search_;
   std::vector<TuneRecord> records_;  // history, then every measurement of every run
   std::set<std::string> seen_;
+  std::map<std::string, size_t> latest_;  // state key -> index of its latest record
+  std::vector<bool> is_latest_;           // per record: no later record of its state
+  std::vector<TuneRecord> confirmations_;
   int best_index_ = -1;
   bool stopped_by_measurer_ = false;
 };

@@ -1,7 +1,8 @@
 // measurer tune, best and plot against a real daemon: a short tuning run writes one record per
-// trial, best reads the log back, plot draws it.
+// trial and one per state of its best it measured again, best reads the log back, plot draws it.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -63,35 +64,52 @@ TEST_CASE("measurer tune writes a log that best and plot read") {
   CHECK(err.find(", ETA 0:00") != std::string::npos);
   CHECK(err.find('\r') == std::string::npos);
 
+  // One record per trial, then the best 4 states measured again, 3 repeats each.
+  CHECK(j["confirmed"] == 4);
   std::ifstream in(log);
   auto records = record::read_records(in);
-  REQUIRE(records.size() == 8);
+  REQUIRE(records.size() == 12);
   std::set<std::string> distinct;
-  for (const auto& r : records) {
+  std::map<std::string, size_t> latest;  // a state's last record
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
     CHECK(r.workload_key == R"(["matmul", 64, 64, 64, "float32"])");
     CHECK(r.hardware.num_cores > 0);
-    distinct.insert(nlohmann::json::parse(r.steps).dump());
+    std::string steps = nlohmann::json::parse(r.steps).dump();
+    if (i < 8) {
+      distinct.insert(steps);
+    } else {
+      CHECK(distinct.count(steps) == 1);  // a state of the trials
+      CHECK(latest[steps] < 8);           // confirmed once
+      CHECK(r.result.costs.size() == 3);
+    }
+    latest[steps] = i;
   }
-  CHECK(distinct.size() == 8);  // no state measured twice
+  CHECK(distinct.size() == 8);  // no state measured twice in the trials
 
-  // best: the lowest mean cost among the successful records, with its log line.
+  // best: the lowest mean cost among the successful states, each by its latest record, with
+  // its log line; the same as tune's best.
   auto b = run_cli({"best", log, "--json"}, dir.path);
   CHECK(b.code == 0);
   auto bj = nlohmann::json::parse(b.out.substr(0, b.out.find('\n')));
   auto best = record::from_json_line(bj["record"].get<std::string>());
   double best_cost = 1e300;
-  for (const auto& r : records)
+  for (const auto& [steps, i] : latest) {
+    const auto& r = records[i];
     if (r.result.error_no == measure::MeasureErrorNo::NoError) {
       double c = 0;
       for (double x : r.result.costs) c += x;
       best_cost = std::min(best_cost, c / r.result.costs.size());
     }
+  }
   double c = 0;
   for (double x : best.result.costs) c += x;
   CHECK(c / best.result.costs.size() == Approx(best_cost));
   CHECK(bj["mean_cost"].get<double>() == Approx(best_cost));
+  CHECK(j["best_cost"].get<double>() == Approx(best_cost));
   CHECK(bj["gflops"].get<double>() == Approx(2.0 * 64 * 64 * 64 / best_cost / 1e9));
   CHECK(nlohmann::json::parse(best.steps) == j["steps"]);
+  CHECK(bj["record"] == j["record"]);
   auto readable = run_cli({"best", log}, dir.path);
   CHECK(readable.code == 0);
   CHECK(readable.out.find("GFLOP/s") != std::string::npos);
@@ -107,17 +125,19 @@ TEST_CASE("measurer tune writes a log that best and plot read") {
   CHECK(text.find("GFLOP/s") != std::string::npos);
   CHECK(text.find("</svg>") != std::string::npos);
 
-  // --resume: the logged states are not measured again; the log grows by the new trials.
+  // --resume: the logged states are not measured again; the log grows by the new trials
+  // (--confirm 0: no confirmation).
   auto r2 = run_cli({"tune", "--workload", "matmul:64,64,64,float32", "--trials", "4", "--batch",
                      "4", "--number", "1", "--min-repeat-ms", "0", "--log", log, "--resume",
-                     "--json", "--socket", d.socket()},
+                     "--confirm", "0", "--json", "--socket", d.socket()},
                     dir.path);
   REQUIRE(r2.code == 0);
-  CHECK(nlohmann::json::parse(r2.out)["resumed"] == 8);
+  CHECK(nlohmann::json::parse(r2.out)["resumed"] == 12);
+  CHECK(nlohmann::json::parse(r2.out)["confirmed"] == 0);
   std::ifstream in2(log);
   auto all = record::read_records(in2);
-  REQUIRE(all.size() == 12);
-  for (const auto& r : all) distinct.insert(nlohmann::json::parse(r.steps).dump());
+  REQUIRE(all.size() == 16);
+  for (size_t i = 12; i < all.size(); ++i) distinct.insert(nlohmann::json::parse(all[i].steps).dump());
   CHECK(distinct.size() == 12);
 }
 
@@ -200,7 +220,8 @@ TEST_CASE("measurer tune stops when measurerd goes away and --resume continues")
   REQUIRE(r.code == 0);
   CHECK(nlohmann::json::parse(r.out)["resumed"] == logged);
   std::ifstream in(log);
-  CHECK(record::read_records(in).size() == logged + 4);
+  // The 4 new trials, then the best 4 measured again (the stopped run confirmed none).
+  CHECK(record::read_records(in).size() == logged + 4 + 4);
 }
 
 TEST_CASE("Ctrl-C stops measurer tune with its records kept, exit 130") {

@@ -63,3 +63,24 @@ TEST_CASE("cost model: few measurements give their median; a state that does not
   auto bad = schedule::steps_from_json(nlohmann::json::parse(R"([["SP", 9, 0, 16, [4], 1]])"));
   CHECK(std::isinf(model.predict(bad)));
 }
+
+TEST_CASE("cost model: measured states count by their throughput relative to the fastest") {
+  dag::ComputeDAG dag =
+      tune::testing::workload("matmul", {int64_t(16), int64_t(16), int64_t(16), std::string("float32")});
+  std::vector<tune::Candidate> states = tune::sample_initial_population(dag, 1, 1, 1);
+  REQUIRE(states.size() == 1);
+  // One state measured 8 times, half at 1 ms and half at 4 ms: the features cannot tell the
+  // measurements apart, so the model predicts their (weighted) mean log cost.
+  std::vector<std::pair<std::vector<schedule::Step>, double>> measured;
+  for (int i = 0; i < 4; ++i) {
+    measured.emplace_back(states[0].steps, 1e-3);
+    measured.emplace_back(states[0].steps, 4e-3);
+  }
+  tune::CostModel weighted(dag);
+  weighted.fit(measured);
+  // Weights 1 and 1/4: the mean leans to the fast measurement.
+  CHECK(weighted.predict(states[0].steps) == Approx(std::log(1e-3) + 0.2 * std::log(4.0)));
+  tune::CostModel even(dag, false);
+  even.fit(measured);
+  CHECK(even.predict(states[0].steps) == Approx(std::log(1e-3) + 0.5 * std::log(4.0)));
+}

@@ -22,6 +22,7 @@ TEST_CASE("without fresh samples, proposals are close mutants of the population"
   const std::vector<schedule::Step>& parent = init[0].steps;
   EvolutionOptions opt;
   opt.random_fraction = 0.0;
+  opt.warmup_random_fraction = 0.0;
   opt.population_size = 1;  // the parent alone: no fresh samples
   opt.generations = 1;
   EvolutionarySearch search(dag, generate_sketch_states(dag, 2), 2, 1, opt);
@@ -54,6 +55,20 @@ TEST_CASE("with nothing measured, proposals are random samples that avoid seen s
   std::vector<SearchState> out = search.propose({}, 12, seen);
   CHECK(out.size() == 12);
   for (const SearchState& s : out) CHECK(seen.count(candidate_key(s.steps())) == 0);
+}
+
+TEST_CASE("the random share of a batch is larger while few states are measured") {
+  EvolutionOptions opt;  // 10 %, 30 % below 128 measured states
+  CHECK(random_share(64, 0, opt) == 64);    // nothing measured: all random
+  CHECK(random_share(64, 64, opt) == 19);   // the model has seen one batch
+  CHECK(random_share(64, 127, opt) == 19);
+  CHECK(random_share(64, 128, opt) == 6);
+  CHECK(random_share(8, 500, opt) == 1);    // at least one when the batch has two or more
+  CHECK(random_share(1, 500, opt) == 0);
+  opt.warmup_measured = 0;                  // no warm-up
+  CHECK(random_share(64, 64, opt) == 6);
+  opt.random_fraction = 0;
+  CHECK(random_share(64, 500, opt) == 0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "client/tune/init_population.h"
 #include "client/tune/validity.h"
 #include "tests/unit/tune/tune_test_util.h"
 
@@ -89,12 +90,14 @@ dag::ComputeDAG matmul_dag() {
 }
 
 /// A short search: `trials` measurements in batches of `batch_size`, sketched for `num_cores`
-/// cores so that the search does not depend on the machine, with the default seed.
+/// cores so that the search does not depend on the machine, with the default seed and no
+/// confirmation at the end (tested on its own below).
 TuneOptions short_search(int trials, int batch_size, int num_cores = 2) {
   TuneOptions opt;
   opt.trials = trials;
   opt.batch_size = batch_size;
   opt.num_cores = num_cores;
+  opt.confirm_top = 0;
   return opt;
 }
 
@@ -287,6 +290,124 @@ TEST_CASE("a short batch from the measurer stops the run and keeps what was meas
   DyingMeasurer plenty(100);
   CHECK(whole.run(plenty).size() == 16);
   CHECK(!whole.stopped_by_measurer());
+}
+
+/// The fake's costs, except that the state measured fastest in the trials was lucky: measured
+/// again, it costs 10x more. Keeps what it is asked to measure again.
+class LuckyMeasurer : public Measurer {
+ public:
+  explicit LuckyMeasurer(const dag::ComputeDAG& dag) : fake(dag) {}
+  std::vector<measure::MeasureResult> measure(const std::vector<Candidate>& batch) override {
+    std::vector<measure::MeasureResult> out = fake.measure(batch);
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (mean_cost(out[i]) < lucky_cost) {
+        lucky_cost = mean_cost(out[i]);
+        lucky = candidate_key(batch[i].steps);
+      }
+      report_result(i, out[i]);
+    }
+    return out;
+  }
+  std::vector<measure::MeasureResult> measure_again(const std::vector<Candidate>& batch) override {
+    std::vector<measure::MeasureResult> out = fake.measure(batch);
+    again.emplace_back();
+    for (size_t i = 0; i < out.size(); ++i) {
+      again.back().push_back(candidate_key(batch[i].steps));
+      if (again.back().back() == lucky)
+        for (double& c : out[i].costs) c *= 10;
+      report_result(i, out[i]);
+    }
+    return out;
+  }
+  FakeMeasurer fake;
+  std::string lucky;
+  double lucky_cost = INFINITY;
+  std::vector<std::vector<std::string>> again;  // per call of measure_again
+};
+
+TEST_CASE("after the trials the best states are measured again and judged by that measurement") {
+  dag::ComputeDAG dag = matmul_dag();
+  TuneOptions opt = short_search(48, 16);
+  opt.confirm_top = 4;
+  ProgressLog log;
+  Tuner tuner(dag, opt, &log);
+  LuckyMeasurer m(dag);
+  std::vector<TuneRecord> records = tuner.run(m);
+  REQUIRE(records.size() == 48);  // the confirmations are no trials
+  CHECK(log.batch_trials() == std::vector<int>{16, 32, 48, 48});
+
+  // The 4 cheapest states of the trials, cheapest first, measured again in one call.
+  std::vector<const TuneRecord*> by_cost;
+  for (const TuneRecord& r : records) by_cost.push_back(&r);
+  std::stable_sort(by_cost.begin(), by_cost.end(), [](const TuneRecord* a, const TuneRecord* b) {
+    return mean_cost(a->result) < mean_cost(b->result);
+  });
+  std::vector<std::string> expected;
+  for (size_t i = 0; i < 4; ++i) expected.push_back(candidate_key(by_cost[i]->candidate.steps));
+  REQUIRE(m.again.size() == 1);
+  CHECK(m.again[0] == expected);
+  CHECK(expected[0] == m.lucky);
+  REQUIRE(tuner.confirmations().size() == 4);
+  for (size_t i = 0; i < 4; ++i)
+    CHECK(candidate_key(tuner.confirmations()[i].candidate.steps) == expected[i]);
+  bool confirming = false;
+  for (const auto& e : log.events) {
+    if (e.kind == ProgressLog::Phase && e.p.phase == TunePhase::Confirming) {
+      confirming = true;
+      CHECK(e.p.batch_size == 4);
+      CHECK(e.p.trials_done == 48);
+    }
+  }
+  CHECK(confirming);
+
+  // The lucky state is judged by its second measurement: the best is no longer it, and it
+  // costs what the second cheapest state of the trials cost.
+  const TuneRecord* best = tuner.best();
+  REQUIRE(best != nullptr);
+  CHECK(candidate_key(best->candidate.steps) != m.lucky);
+  CHECK(mean_cost(best->result) == mean_cost(by_cost[1]->result));
+  CHECK(log.batches.back().best_gflops ==
+        Approx(2.0 * 32 * 16 * 32 / mean_cost(best->result) / 1e9));
+
+  // The same seed and results give the same confirmation.
+  Tuner again(dag, opt);
+  LuckyMeasurer m2(dag);
+  again.run(m2);
+  CHECK(m2.again == m.again);
+}
+
+TEST_CASE("a state measured again is judged by its latest record, also from history") {
+  dag::ComputeDAG dag = matmul_dag();
+  std::vector<Candidate> states = sample_initial_population(dag, 2, 1, 2);
+  REQUIRE(states.size() == 2);
+  auto record = [](const Candidate& c, double cost) {
+    TuneRecord r;
+    r.candidate = c;
+    r.result.costs = {cost};
+    return r;
+  };
+  Tuner tuner(dag, short_search(0, 8));
+  tuner.add_history({record(states[0], 1e-4), record(states[1], 2e-4)});
+  CHECK(candidate_key(tuner.best()->candidate.steps) == candidate_key(states[0].steps));
+  tuner.add_history({record(states[0], 3e-4)});  // measured again: slower
+  REQUIRE(tuner.best() != nullptr);
+  CHECK(candidate_key(tuner.best()->candidate.steps) == candidate_key(states[1].steps));
+  TuneRecord failed = record(states[1], 1e-5);
+  failed.result.error_no = measure::MeasureErrorNo::RuntimeDevice;  // measured again: it failed
+  tuner.add_history({failed});
+  REQUIRE(tuner.best() != nullptr);
+  CHECK(mean_cost(tuner.best()->result) == 3e-4);
+}
+
+TEST_CASE("no confirmation after a short batch from the measurer") {
+  dag::ComputeDAG dag = matmul_dag();
+  TuneOptions opt = short_search(40, 8);
+  opt.confirm_top = 4;
+  Tuner tuner(dag, opt);
+  DyingMeasurer m(11);
+  CHECK(tuner.run(m).size() == 11);
+  CHECK(m.calls == 2);
+  CHECK(tuner.confirmations().empty());
 }
 
 TEST_CASE("the tuner stops when the search space is exhausted") {
