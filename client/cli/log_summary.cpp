@@ -40,13 +40,17 @@ double record_cost(const record::Record& r) {
 }
 
 int best_record(const WorkloadLog& w) {
-  std::unordered_map<std::string, size_t> latest;  // steps text -> its last record
-  for (size_t i = 0; i < w.records.size(); ++i) latest[w.records[i].steps] = i;
+  // steps text -> its last record without error (a failed re-measure says nothing of its cost)
+  std::unordered_map<std::string, size_t> latest;
+  for (size_t i = 0; i < w.records.size(); ++i) {
+    const auto& r = w.records[i];
+    if (r.result.error_no == measure::MeasureErrorNo::NoError && !r.result.costs.empty()) latest[r.steps] = i;
+  }
   int best = -1;
   for (size_t i = 0; i < w.records.size(); ++i) {
     const auto& r = w.records[i];
-    if (latest.at(r.steps) != i) continue;  // measured again later
     if (r.result.error_no != measure::MeasureErrorNo::NoError || r.result.costs.empty()) continue;
+    if (latest.at(r.steps) != i) continue;  // measured again later
     if (best < 0 || record_cost(r) < record_cost(w.records[best])) best = static_cast<int>(i);
   }
   return best;

@@ -23,7 +23,7 @@ std::vector<WorkloadLog> read_log_by_workload(const std::string& path);
 
 /// The index of the record with the lowest mean cost among those with error_no 0, or -1. A
 /// state logged more than once (the steps text alike; `measurer tune` measures its best states
-/// again at the end) is judged by its latest record alone.
+/// again at the end) is judged by its latest record without error alone.
 int best_record(const WorkloadLog& w);
 
 /// Mean of the costs in seconds.

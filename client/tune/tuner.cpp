@@ -58,9 +58,14 @@ void Tuner::remember(const TuneRecord& r) {
   is_latest_.push_back(true);
   const int index = static_cast<int>(records_.size()) - 1;
   bool was_best = false;
+  const bool measured = mean_cost(r.result) < std::numeric_limits<double>::infinity();
   auto it = latest_.find(key);
   if (it == latest_.end()) {
     latest_.emplace(std::move(key), index);
+  } else if (!measured && mean_cost(records_[it->second].result) < std::numeric_limits<double>::infinity()) {
+    // A failed re-measure says nothing about the state's cost: its last result stands.
+    is_latest_.back() = false;
+    return;
   } else {
     is_latest_[it->second] = false;
     was_best = it->second == static_cast<size_t>(best_index_);

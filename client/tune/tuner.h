@@ -120,7 +120,7 @@ class Tuner {
   /// The last run()'s measurements of known states, after its trials, in order.
   const std::vector<TuneRecord>& confirmations() const { return confirmations_; }
   /// The successful state of lowest mean cost (history included), each state judged by its
-  /// latest record; nullptr when there is none.
+  /// latest record without error; nullptr when there is none.
   const TuneRecord* best() const;
   /// True when the last run() stopped because the measurer returned a short batch.
   bool stopped_by_measurer() const { return stopped_by_measurer_; }

@@ -37,7 +37,7 @@ bool small_batch_works(const std::string& socket) {
 
 }  // namespace
 
-TEST_CASE("a worker killed mid-batch fails its input only; the pool is back to N") {
+TEST_CASE("a worker killed mid-batch fails its input only, the pool is back to N") {
   Daemon d(2);
   auto options = quick_options();
   options.min_repeat_ms = 1500;  // each timing lasts long enough to be caught running
@@ -77,7 +77,7 @@ TEST_CASE("a worker killed mid-batch fails its input only; the pool is back to N
   CHECK(small_batch_works(d.socket()));
 }
 
-TEST_CASE("a run past its timeout is RUN_TIMEOUT; the daemon keeps serving") {
+TEST_CASE("a run past its timeout is RUN_TIMEOUT, the daemon keeps serving") {
   Daemon d(1);
   auto options = quick_options();
   options.run_timeout = 0.2;  // a naive 1024^3 matmul takes far longer
@@ -91,7 +91,7 @@ TEST_CASE("a run past its timeout is RUN_TIMEOUT; the daemon keeps serving") {
   CHECK(c.status().workers_alive == 1);
 }
 
-TEST_CASE("a build past its timeout is BUILD_TIMEOUT; the daemon keeps serving") {
+TEST_CASE("a build past its timeout is BUILD_TIMEOUT, the daemon keeps serving") {
   Daemon d(1);
   auto options = quick_options();
   options.build_timeout = 0.001;  // no compiler finishes in a millisecond

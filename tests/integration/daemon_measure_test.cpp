@@ -110,7 +110,7 @@ TEST_CASE("a tensor workload built inside the client only is measured") {
   CHECK(done.errors == 0);
 }
 
-TEST_CASE("function workloads by name; an unknown name is an instantiation error") {
+TEST_CASE("function workloads by name, an unknown name is an instantiation error") {
   Daemon d(1);
   client::Client c(d.socket());
   Collected good, bad;

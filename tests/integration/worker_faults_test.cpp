@@ -164,7 +164,7 @@ struct CompilerWatch {
 
 }  // namespace
 
-TEST_CASE("each fault kind gives its code; good inputs around it succeed; nothing survives") {
+TEST_CASE("each fault kind gives its code, good inputs around it succeed, nothing survives") {
   // A small address-space limit, so that runaway_alloc runs (it refuses a limit larger than
   // a quarter of the available memory) and its allocation fails soon.
   Daemon d(2, {"--test-faults", "--limit-as-mb", "1024"});

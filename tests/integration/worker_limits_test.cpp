@@ -88,7 +88,7 @@ TEST_CASE("the daemon's worker limits are in force in every worker") {
   for (const auto& r : results) CHECK(r.error_no == MeasureErrorNo::NoError);
 }
 
-TEST_CASE("a runaway allocation is an error result; the daemon stays up and serves") {
+TEST_CASE("a runaway allocation is an error result, the daemon stays up and serves") {
   Daemon d(1, {"--test-faults", "--limit-as-mb", "768"});
   const pid_t daemon_pid = d.pid();
   client::Client c(d.socket());

@@ -169,7 +169,7 @@ TEST_CASE("shared policy runs while building") {
   CHECK(c.results[0].policy == TimingPolicy::Shared);
 }
 
-TEST_CASE("a failed build is the input's result; a run merges the build's figures") {
+TEST_CASE("a failed build is the input's result, a run merges the build's figures") {
   FakeWorkerPool pool(2);
   Dispatcher d(pool, TimingPolicy::Shared);
   Collected c;
@@ -195,7 +195,7 @@ TEST_CASE("a failed build is the input's result; a run merges the build's figure
   CHECK(d.stats().cache_hits == 1);
 }
 
-TEST_CASE("cancel gives the waiting inputs a cancelled result; jobs on workers finish") {
+TEST_CASE("cancel gives the waiting inputs a cancelled result, jobs on workers finish") {
   FakeWorkerPool pool(1);
   Dispatcher d(pool, TimingPolicy::Shared);
   Collected c;
@@ -230,7 +230,7 @@ TEST_CASE("a client that goes away has its queued work dropped") {
   CHECK(stays.done == 1);
 }
 
-TEST_CASE("a request id in flight cannot be reused; an empty request is done at once") {
+TEST_CASE("a request id in flight cannot be reused, an empty request is done at once") {
   FakeWorkerPool pool(1);
   Dispatcher d(pool, TimingPolicy::Shared);
   Collected c, c2, e;
@@ -260,7 +260,7 @@ TEST_CASE("a repeated state waits for the identical build in flight instead of c
   CHECK(c.done == 1);
 }
 
-TEST_CASE("a paused client starts no job; its backlog holds up nobody else") {
+TEST_CASE("a paused client starts no job, its backlog holds up nobody else") {
   FakeWorkerPool pool(1);
   Dispatcher d(pool, TimingPolicy::Exclusive);
   Collected a, b;
@@ -287,7 +287,7 @@ TEST_CASE("a paused client starts no job; its backlog holds up nobody else") {
   CHECK(a.done == 1);
 }
 
-TEST_CASE("fail_waiting fails every input not on a worker; jobs on workers finish") {
+TEST_CASE("fail_waiting fails every input not on a worker, jobs on workers finish") {
   FakeWorkerPool pool(1);
   Dispatcher d(pool, TimingPolicy::Shared);
   Collected a;

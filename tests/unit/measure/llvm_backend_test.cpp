@@ -121,7 +121,7 @@ TEST_CASE("llvm backend: fused indices through floordiv and floormod stay contig
   CHECK(text.find("extractelement") == std::string::npos);
 }
 
-TEST_CASE("llvm backend: strided vector reads gather lane by lane; selects and math calls") {
+TEST_CASE("llvm backend: strided vector reads gather lane by lane, selects and math calls") {
   auto in = BufferNode::make("in", DType::Float32, {64});
   auto out = BufferNode::make("out", DType::Float32, {16});
   Var j("j");
@@ -186,7 +186,7 @@ TEST_CASE("llvm backend: only global allocations under 1 KiB are stack slots, as
   }
 }
 
-TEST_CASE("llvm backend: the target chooses the CPU; bad targets are user errors") {
+TEST_CASE("llvm backend: the target chooses the CPU, bad targets are user errors") {
   PrimFunc f = matmul(8, ForKind::Serial, ForKind::Vectorized, ForKind::Serial);
   std::string text = codegen::emit_llvm(lower::finish_lowering(f, lower::Backend::LLVM), kTarget);
   CHECK(text.find("\"target-cpu\"=\"znver3\"") != std::string::npos);

@@ -101,7 +101,7 @@ TEST_CASE("pipeline: a default and a tiled matmul build, run and match the inter
   }
 }
 
-TEST_CASE("pipeline: an identical candidate is compiled once; a changed flag is a miss") {
+TEST_CASE("pipeline: an identical candidate is compiled once, a changed flag is a miss") {
   CountingCompiler cc;
   BuildConfig c = config();
   c.flags.push_back("-DMRD_CACHE_TEST=" + std::to_string(getpid()));  // fresh for this run

@@ -50,7 +50,7 @@ TEST_CASE("cost model: ranks unseen states by what it learned from measured ones
   CHECK(concordant >= 0.9 * pairs);
 }
 
-TEST_CASE("cost model: few measurements give their median; a state that does not lower, infinity") {
+TEST_CASE("cost model: few measurements give their median, a state that does not lower, infinity") {
   dag::ComputeDAG dag =
       tune::testing::workload("matmul", {int64_t(16), int64_t(16), int64_t(16), std::string("float32")});
   std::vector<tune::Candidate> states = tune::sample_initial_population(dag, 4, 1, 1);

@@ -41,7 +41,7 @@ TEST_CASE("program features: a vectorized matmul's main store") {
   CHECK(f[kLevel1 + 3] == Approx(std::log2((16 + 16 + 64 + 64 * 16) * 4.0)));
 }
 
-TEST_CASE("program features: one length for every state; none for a state that does not lower") {
+TEST_CASE("program features: one length for every state, none for a state that does not lower") {
   dag::ComputeDAG dag =
       tune::testing::workload("matmul", {int64_t(32), int64_t(16), int64_t(32), std::string("float32")});
   for (const tune::Candidate& c : tune::sample_initial_population(dag, 16, 2, 2)) {
