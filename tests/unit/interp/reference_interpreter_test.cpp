@@ -186,7 +186,7 @@ TEST_CASE("inputs are checked against the placeholders", "[interp]") {
                     Contains("placeholder A"));
 }
 
-TEST_CASE("make_input is deterministic and uniform in [1, 10)", "[interp]") {
+TEST_CASE("make_input is deterministic and uniform between 1 and 10", "[interp]") {
   Tensor a = placeholder({1000}, "A");
   Tensor n = placeholder({1000}, "N", DType::Int64);
   HostTensor x = interp::make_input(*a.op(), 42);
