@@ -437,13 +437,13 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     llvm::Type* i8p = b_.getInt8PtrTy();
     llvm::FunctionType* alloc_type = llvm::FunctionType::get(i8p, {b_.getInt64Ty(), b_.getInt64Ty()}, false);
     llvm::FunctionType* free_type = llvm::FunctionType::get(b_.getVoidTy(), {i8p}, false);
-    llvm::Value* raw = b_.CreateCall(alloc_type, workspace_hook("mrd_workspace_alloc", "aligned_alloc", alloc_type),
+    llvm::Value* raw = b_.CreateCall(alloc_type, workspace_hook(kWorkspaceAllocHook, "aligned_alloc", alloc_type),
                                      {b_.getInt64(64), b_.getInt64((bytes + 63) / 64 * 64)});
     return_if(b_.CreateICmpEQ(raw, llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(i8p))));
     buffers_[buf] = b_.CreatePointerCast(raw, t->getPointerTo());
     emit(op->body);
     buffers_.erase(buf);
-    b_.CreateCall(free_type, workspace_hook("mrd_workspace_free", "free", free_type), {raw});
+    b_.CreateCall(free_type, workspace_hook(kWorkspaceFreeHook, "free", free_type), {raw});
   }
 
   /// The workspace function behind `hook`: a weak global holding `fallback`, loaded at each

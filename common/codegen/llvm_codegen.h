@@ -34,6 +34,11 @@ namespace mrd::codegen {
 /// TVM's runtime::kMaxStackAlloca: global-scope allocations below it are stack slots.
 inline constexpr int64_t kMaxStackAllocaBytes = 1024;
 
+/// The module's workspace hooks: weak globals holding `i8* (i64 alignment, i64 bytes)` and
+/// `void (i8*)`, aligned_alloc and free unless the loader points them elsewhere.
+inline constexpr const char* kWorkspaceAllocHook = "mrd_workspace_alloc";
+inline constexpr const char* kWorkspaceFreeHook = "mrd_workspace_free";
+
 /// The LLVM module of `f` for `target`, as LLVM IR text (unoptimized). Throws InternalError
 /// for IR that lowering should never produce, UserError for a target LLVM cannot build for.
 std::string emit_llvm(const ir::PrimFunc& f, const Target& target);

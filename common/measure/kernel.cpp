@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/codegen/llvm_codegen.h"
 #include "common/measure/object_loader.h"
 #include "common/measure/workspace_pool.h"
 #include "common/util/error.h"
@@ -48,14 +49,14 @@ template <typename Find>
 void serve_workspace(Find find) {
   using Alloc = void* (*)(int64_t, int64_t);
   using Free = void (*)(void*);
-  if (auto* hook = static_cast<Alloc*>(find("mrd_workspace_alloc"))) *hook = &workspace_alloc;
-  if (auto* hook = static_cast<Free*>(find("mrd_workspace_free"))) *hook = &workspace_free;
+  if (auto* hook = static_cast<Alloc*>(find(codegen::kWorkspaceAllocHook))) *hook = &workspace_alloc;
+  if (auto* hook = static_cast<Free*>(find(codegen::kWorkspaceFreeHook))) *hook = &workspace_free;
 }
-
-}  // namespace
 
 // Loaded kernels alive; the workspace pool gives its memory back when the last one goes.
 std::atomic<int> g_live_kernels{0};
+
+}  // namespace
 
 Kernel::Kernel(void* handle, Entry entry) : handle_(handle), entry_(entry) { ++g_live_kernels; }
 
