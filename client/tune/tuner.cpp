@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
+#include <string>
 
 #include "client/tune/evolution.h"
 #include "common/dag/flop_count.h"
@@ -179,31 +181,48 @@ std::vector<TuneRecord> Tuner::run(Measurer& m) {
 
 void Tuner::confirm_best(Measurer& m) {
   if (options_.confirm_top <= 0) return;
-  // The latest records of the successful states, cheapest first (ties: the earlier record).
-  std::vector<size_t> top;
-  for (size_t i = 0; i < records_.size(); ++i) {
-    if (is_latest_[i] && mean_cost(records_[i].result) < std::numeric_limits<double>::infinity())
-      top.push_back(i);
+  constexpr double kUnmeasured = std::numeric_limits<double>::infinity();
+  std::set<std::string> confirmed;  // candidate keys measured again in this run
+  double cheapest_confirmed = kUnmeasured;
+  for (int round = 0; round < kConfirmRounds; ++round) {
+    // The latest records of the successful states not confirmed yet, cheapest first (ties:
+    // the earlier record); after the first round only those cheaper than every confirmed
+    // state: when the best states got slower measured again, the best is now one that was
+    // measured once, and it is confirmed in turn.
+    std::vector<size_t> top;
+    for (size_t i = 0; i < records_.size(); ++i) {
+      double c = mean_cost(records_[i].result);
+      if (is_latest_[i] && c < cheapest_confirmed &&
+          !confirmed.count(candidate_key(records_[i].candidate.steps)))
+        top.push_back(i);
+    }
+    std::stable_sort(top.begin(), top.end(), [&](size_t a, size_t b) {
+      return mean_cost(records_[a].result) < mean_cost(records_[b].result);
+    });
+    if (top.size() > static_cast<size_t>(options_.confirm_top)) top.resize(options_.confirm_top);
+    if (top.empty()) return;
+    std::vector<Candidate> batch;
+    for (size_t i : top) batch.push_back(records_[i].candidate);
+    ++progress_.batch;
+    progress_.batch_size = static_cast<int>(batch.size());
+    enter(TunePhase::Confirming);
+    std::vector<measure::MeasureResult> results = measure_batch(m, batch, true);
+    for (size_t i = 0; i < results.size(); ++i) {
+      TuneRecord r{std::move(batch[i]), std::move(results[i])};
+      remember(r);
+      confirmed.insert(candidate_key(r.candidate.steps));
+      confirmations_.push_back(std::move(r));
+    }
+    progress_.best_gflops = best_gflops();
+    if (observer_ && !results.empty()) observer_->on_batch_done(progress_);
+    if (results.size() < batch.size()) {
+      stopped_by_measurer_ = true;
+      return;
+    }
+    cheapest_confirmed = kUnmeasured;
+    for (const auto& [key, index] : latest_)
+      if (confirmed.count(key)) cheapest_confirmed = std::min(cheapest_confirmed, mean_cost(records_[index].result));
   }
-  std::stable_sort(top.begin(), top.end(), [&](size_t a, size_t b) {
-    return mean_cost(records_[a].result) < mean_cost(records_[b].result);
-  });
-  if (top.size() > static_cast<size_t>(options_.confirm_top)) top.resize(options_.confirm_top);
-  if (top.empty()) return;
-  std::vector<Candidate> batch;
-  for (size_t i : top) batch.push_back(records_[i].candidate);
-  ++progress_.batch;
-  progress_.batch_size = static_cast<int>(batch.size());
-  enter(TunePhase::Confirming);
-  std::vector<measure::MeasureResult> results = measure_batch(m, batch, true);
-  for (size_t i = 0; i < results.size(); ++i) {
-    TuneRecord r{std::move(batch[i]), std::move(results[i])};
-    remember(r);
-    confirmations_.push_back(std::move(r));
-  }
-  progress_.best_gflops = best_gflops();
-  if (observer_ && !results.empty()) observer_->on_batch_done(progress_);
-  if (results.size() < batch.size()) stopped_by_measurer_ = true;
 }
 
 }  // namespace mrd::tune

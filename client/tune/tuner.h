@@ -105,6 +105,9 @@ class EvolutionarySearch;
 class Tuner {
  public:
   /// `dag` must outlive the tuner; so must `observer` (may be null), told of every phase.
+  /// At most this many batches of confirmations after the trials (see run()).
+  static constexpr int kConfirmRounds = 3;
+
   Tuner(const dag::ComputeDAG& dag, TuneOptions options, TuneObserver* observer = nullptr);
   ~Tuner();
 
@@ -115,7 +118,9 @@ class Tuner {
   /// measurement order. Stops early when no new valid state can be found, or when the
   /// measurer returns fewer results than candidates (see stopped_by_measurer()). Unless it
   /// stopped that way, it then measures the options.confirm_top best states again
-  /// (confirmations()).
+  /// (confirmations()); when that leaves a state measured only once as the best (the
+  /// confirmed ones got slower), it confirms the states cheaper than every confirmed one, up
+  /// to confirm_top at a time and kConfirmRounds rounds in all.
   std::vector<TuneRecord> run(Measurer& m);
   /// The last run()'s measurements of known states, after its trials, in order.
   const std::vector<TuneRecord>& confirmations() const { return confirmations_; }
@@ -129,7 +134,7 @@ class Tuner {
 
  private:
   void remember(const TuneRecord& r);
-  /// Measures the confirm_top best states again.
+  /// Measures the confirm_top best states again, in rounds (see run()).
   void confirm_best(Measurer& m);
   /// Runs one batch through the measurer (`again`: measure_again), reporting each result.
   std::vector<measure::MeasureResult> measure_batch(Measurer& m, const std::vector<Candidate>& batch,

@@ -1,5 +1,7 @@
 #include "common/measure/host_args.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +50,8 @@ HostArgs::HostArgs(const dag::ComputeDAG& dag) {
     if (!p) throw std::runtime_error(str_cat("cannot allocate ", bytes_[pos], " bytes for argument ", pos));
     buffers_.emplace_back(p);
     pointers_.push_back(p);
+    spdlog::debug("argument {}: {} bytes at {} (page offset {})", pos, bytes_[pos], p,
+                  reinterpret_cast<uintptr_t>(p) % 4096);
     if (t->is_placeholder()) {
       input_positions_.push_back(pos);
       input_tensors_.push_back(t);

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include <spdlog/spdlog.h>
+
 namespace mrd::measure {
 
 namespace {
@@ -43,6 +45,8 @@ void* workspace_alloc(int64_t alignment, int64_t bytes) {
   // when asked); size is a multiple of every alignment up to a page.
   void* block = std::aligned_alloc(std::max(static_cast<size_t>(alignment), kMinAlignment), size);
   if (block) p.used.emplace(block, size);
+  spdlog::debug("workspace: {} bytes at {} (page offset {})", size, block,
+                reinterpret_cast<uintptr_t>(block) % kPageBytes);
   return block;
 }
 

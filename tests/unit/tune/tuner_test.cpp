@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 #include <set>
 #include <string>
 
@@ -374,6 +375,84 @@ TEST_CASE("after the trials the best states are measured again and judged by tha
   LuckyMeasurer m2(dag);
   again.run(m2);
   CHECK(m2.again == m.again);
+}
+
+/// The fake's costs, each made distinct (a state's cost grows by a millionth per state measured
+/// before it), except that the `n_lucky` cheapest states of the trials were lucky: measured
+/// again, they cost 10x more.
+class ManyLuckyMeasurer : public Measurer {
+ public:
+  ManyLuckyMeasurer(const dag::ComputeDAG& dag, size_t n_lucky) : fake(dag), n_lucky_(n_lucky) {}
+  std::vector<measure::MeasureResult> measure(const std::vector<Candidate>& batch) override {
+    std::vector<measure::MeasureResult> out = fake.measure(batch);
+    for (size_t i = 0; i < out.size(); ++i) {
+      for (double& c : out[i].costs) c *= 1 + 1e-6 * static_cast<double>(cost_of.size());
+      cost_of[candidate_key(batch[i].steps)] = out[i].costs;
+      trials.emplace_back(mean_cost(out[i]), candidate_key(batch[i].steps));
+    }
+    std::stable_sort(trials.begin(), trials.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    return out;
+  }
+  std::vector<measure::MeasureResult> measure_again(const std::vector<Candidate>& batch) override {
+    std::vector<measure::MeasureResult> out(batch.size());
+    again.emplace_back();
+    for (size_t i = 0; i < out.size(); ++i) {
+      std::string key = candidate_key(batch[i].steps);
+      again.back().push_back(key);
+      out[i].costs = cost_of.at(key);
+      for (size_t k = 0; k < n_lucky_ && k < trials.size(); ++k)
+        if (trials[k].second == key)
+          for (double& c : out[i].costs) c *= 10;
+      report_result(i, out[i]);
+    }
+    return out;
+  }
+  FakeMeasurer fake;
+  std::map<std::string, std::vector<double>> cost_of;  // of the trials
+  std::vector<std::pair<double, std::string>> trials;  // cheapest first
+  std::vector<std::vector<std::string>> again;         // per call of measure_again
+ private:
+  size_t n_lucky_;
+};
+
+TEST_CASE("when every confirmed state got slower, the states that now beat them are confirmed too") {
+  dag::ComputeDAG dag = matmul_dag();
+  TuneOptions opt = short_search(48, 16);
+  opt.confirm_top = 4;
+  Tuner tuner(dag, opt);
+  ManyLuckyMeasurer m(dag, 4);
+  tuner.run(m);
+  REQUIRE(m.trials.size() == 48);
+
+  // Round 1: the 4 cheapest (all lucky, 10x now); round 2: the next ones, cheaper than every
+  // confirmed state now, up to 4; the best is then a state measured twice.
+  REQUIRE(m.again.size() == 2);
+  std::vector<std::string> first, second;
+  for (size_t k = 0; k < 4; ++k) first.push_back(m.trials[k].second);
+  CHECK(m.again[0] == first);
+  for (size_t k = 4; k < m.trials.size() && second.size() < 4; ++k)
+    if (m.trials[k].first < 10 * m.trials[0].first) second.push_back(m.trials[k].second);
+  CHECK(m.again[1] == second);
+  REQUIRE(tuner.best() != nullptr);
+  std::string best = candidate_key(tuner.best()->candidate.steps);
+  CHECK(best == m.trials[4].second);
+  CHECK(mean_cost(tuner.best()->result) == m.trials[4].first);
+  size_t confirmed_best = 0;
+  for (const TuneRecord& r : tuner.confirmations()) confirmed_best += candidate_key(r.candidate.steps) == best;
+  CHECK(confirmed_best == 1);
+  CHECK(tuner.confirmations().size() == first.size() + second.size());
+}
+
+TEST_CASE("confirmation stops after its rounds even when each one makes the best slower") {
+  dag::ComputeDAG dag = matmul_dag();
+  TuneOptions opt = short_search(48, 16);
+  opt.confirm_top = 2;
+  Tuner tuner(dag, opt);
+  ManyLuckyMeasurer m(dag, 48);  // every state is 10x slower measured again
+  tuner.run(m);
+  CHECK(m.again.size() == static_cast<size_t>(Tuner::kConfirmRounds));
+  CHECK(tuner.confirmations().size() == 2 * Tuner::kConfirmRounds);
 }
 
 TEST_CASE("a state measured again is judged by its latest successful record, also from history") {
