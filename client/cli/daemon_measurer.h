@@ -4,7 +4,7 @@
 // batch, never invented error results), failure() says why, and the tuner stops: nothing more
 // is sent. interrupt() (Ctrl-C) cancels the request in flight the same way: the results that
 // still arrive measured are logged, the cancelled ones are not, and the tuner stops. The
-// tuner's confirming batch (measure_again) is measured with more repeats.
+// tuner's confirming batch (measure_again) is measured in several passes, its repeats far apart.
 #pragma once
 
 #include <atomic>
@@ -27,13 +27,15 @@ class DaemonMeasurer : public tune::Measurer {
                  std::string log_path);
 
   std::vector<measure::MeasureResult> measure(const std::vector<tune::Candidate>& batch) override;
-  /// With at least kConfirmRepeat repeats and no skip-hopeless, each state logged as one record
-  /// (its costs, one per repeat).
+  /// kConfirmPasses passes over the batch, each with the options' repeats (at least one) and
+  /// no skip-hopeless; each state is reported and logged once, after the last pass, as one
+  /// record with the costs of every pass (an error if a pass failed).
   std::vector<measure::MeasureResult> measure_again(
       const std::vector<tune::Candidate>& batch) override;
 
-  /// Repeats of a confirming measurement (as many as TVM's own re-measure in bench-tvm-e2e).
-  static constexpr int kConfirmRepeat = 3;
+  /// Passes of a confirming measurement: at least as many repeats as TVM's own re-measure in
+  /// bench-tvm-e2e (3).
+  static constexpr int kConfirmPasses = 3;
 
   /// Cancels the request in flight and stops measuring; from any thread.
   void interrupt();
@@ -48,8 +50,12 @@ class DaemonMeasurer : public tune::Measurer {
   size_t measured() const { return measured_; }
 
  private:
+  /// One request; with `deliver`, each result of the prefix is reported and every measured
+  /// result logged as it arrives.
   std::vector<measure::MeasureResult> measure_with(const std::vector<tune::Candidate>& batch,
-                                                   const measure::MeasureOptions& options);
+                                                   const measure::MeasureOptions& options,
+                                                   bool deliver);
+  void log_result(const tune::Candidate& c, const measure::MeasureResult& r);
 
   Common common_;
   measure::Task task_;

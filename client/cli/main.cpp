@@ -114,9 +114,9 @@ int main(int argc, char** argv) {
   tn->add_option("--seed", tune.seed, "random seed: the search is a function of it and the results")
       ->capture_default_str();
   tn->add_option("--confirm", tune.confirm,
-                 "after the trials, measure the best N states again with at least 3 repeats "
-                 "(logged too), and the states that then beat them, in up to 3 rounds: the "
-                 "best printed is what this confirms; 0: no confirmation")
+                 "after the trials, measure the best N states again in 3 passes over them (one "
+                 "record each, logged too), and the states that then beat them, in up to 3 "
+                 "rounds: the best printed is what this confirms; 0: no confirmation")
       ->capture_default_str();
   tn->add_option("--num-cores", tune.num_cores,
                  "hardware num_cores of the task (threads of a parallel loop; default: the "

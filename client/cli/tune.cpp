@@ -1,6 +1,6 @@
 // measurer tune: search a workload's schedules with the tuner, measuring each batch through
 // measurerd; the record log grows as results arrive; the best few states are measured again
-// (with more repeats, also logged) and the best schedule, as confirmed, is printed at the end.
+// (in passes over them, also logged) and the best schedule, as confirmed, is printed at the end.
 // When measurerd goes away mid-run, tune stops at once, keeps the records received and says
 // how --resume continues (exit 3); Ctrl-C cancels the batch in flight the same way (exit 130).
 #include <unistd.h>

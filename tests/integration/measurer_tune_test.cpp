@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "client/tune/tuner.h"
 #include "common/record/record.h"
 #include "daemon_fixture.h"
 
@@ -64,11 +65,14 @@ TEST_CASE("measurer tune writes a log that best and plot read") {
   CHECK(err.find(", ETA 0:00") != std::string::npos);
   CHECK(err.find('\r') == std::string::npos);
 
-  // One record per trial, then the best 4 states measured again, 3 repeats each.
-  CHECK(j["confirmed"] == 4);
+  // One record per trial, then the best 4 states measured again, 3 repeats each (3 passes
+  // of 1), and the states that then beat them if they all got slower: each state at most once.
+  const int confirmed = j["confirmed"].get<int>();
+  CHECK(confirmed >= 4);
+  CHECK(confirmed <= 8);
   std::ifstream in(log);
   auto records = record::read_records(in);
-  REQUIRE(records.size() == 12);
+  REQUIRE(records.size() == 8 + static_cast<size_t>(confirmed));
   std::set<std::string> distinct;
   std::map<std::string, size_t> latest;  // a state's last record
   for (size_t i = 0; i < records.size(); ++i) {
@@ -218,10 +222,15 @@ TEST_CASE("measurer tune stops when measurerd goes away and --resume continues")
                    dir.path);
   INFO(read_file(dir.path / "measurer.err"));
   REQUIRE(r.code == 0);
-  CHECK(nlohmann::json::parse(r.out)["resumed"] == logged);
+  auto rj = nlohmann::json::parse(r.out);
+  CHECK(rj["resumed"] == logged);
   std::ifstream in(log);
-  // The 4 new trials, then the best 4 measured again (the stopped run confirmed none).
-  CHECK(record::read_records(in).size() == logged + 4 + 4);
+  // The 4 new trials, then the best 4 measured again, and those that then beat them (the
+  // stopped run confirmed none).
+  const size_t confirmed = rj["confirmed"].get<size_t>();
+  CHECK(confirmed >= 4);
+  CHECK(confirmed <= 4 * tune::Tuner::kConfirmRounds);
+  CHECK(record::read_records(in).size() == logged + 4 + confirmed);
 }
 
 TEST_CASE("Ctrl-C stops measurer tune with its records kept, exit 130") {
