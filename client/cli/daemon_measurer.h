@@ -29,7 +29,9 @@ class DaemonMeasurer : public tune::Measurer {
   std::vector<measure::MeasureResult> measure(const std::vector<tune::Candidate>& batch) override;
   /// kConfirmPasses passes over the batch, each with the options' repeats (at least one) and
   /// no skip-hopeless; each state is reported and logged once, after the last pass, as one
-  /// record with the costs of every pass (an error if a pass failed).
+  /// record with the costs of every pass (an error if a pass failed). When a pass comes back
+  /// short (interrupted, or the daemon gone), only the states every pass measured are
+  /// reported and logged.
   std::vector<measure::MeasureResult> measure_again(
       const std::vector<tune::Candidate>& batch) override;
 
