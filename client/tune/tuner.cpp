@@ -76,12 +76,9 @@ void Tuner::remember(const TuneRecord& r) {
   if (was_best) {
     // The best state was measured again: the best is the cheapest latest record.
     best_index_ = -1;
-    for (size_t i = 0; i < records_.size(); ++i) {
-      double c = mean_cost(records_[i].result);
-      if (is_latest_[i] && c < std::numeric_limits<double>::infinity() &&
-          (best_index_ < 0 || c < mean_cost(records_[best_index_].result))) {
+    for (size_t i : latest_measured()) {
+      if (best_index_ < 0 || mean_cost(records_[i].result) < mean_cost(records_[best_index_].result))
         best_index_ = static_cast<int>(i);
-      }
     }
     return;
   }
@@ -94,6 +91,13 @@ void Tuner::remember(const TuneRecord& r) {
 
 void Tuner::add_history(const std::vector<TuneRecord>& records) {
   for (const TuneRecord& r : records) remember(r);
+}
+
+std::vector<size_t> Tuner::latest_measured() const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < records_.size(); ++i)
+    if (is_latest_[i] && mean_cost(records_[i].result) < std::numeric_limits<double>::infinity()) out.push_back(i);
+  return out;
 }
 
 const TuneRecord* Tuner::best() const {
@@ -136,6 +140,20 @@ std::vector<measure::MeasureResult> Tuner::measure_batch(Measurer& m,
   return results;
 }
 
+size_t Tuner::measure_and_keep(Measurer& m, std::vector<Candidate> batch, bool again,
+                               std::vector<TuneRecord>& into) {
+  std::vector<measure::MeasureResult> results = measure_batch(m, batch, again);
+  for (size_t i = 0; i < results.size(); ++i) {
+    TuneRecord r{std::move(batch[i]), std::move(results[i])};
+    remember(r);
+    into.push_back(std::move(r));
+  }
+  progress_.best_gflops = best_gflops();
+  if (observer_ && !results.empty()) observer_->on_batch_done(progress_);
+  if (results.size() < batch.size()) stopped_by_measurer_ = true;
+  return results.size();
+}
+
 std::vector<TuneRecord> Tuner::run(Measurer& m) {
   std::vector<TuneRecord> out;
   stopped_by_measurer_ = false;
@@ -150,30 +168,15 @@ std::vector<TuneRecord> Tuner::run(Measurer& m) {
     progress_.batch_size = 0;
     enter(TunePhase::Evolution);
     std::vector<MeasuredState> measured;
-    for (size_t i = 0; i < records_.size(); ++i) {
-      double c = mean_cost(records_[i].result);
-      if (is_latest_[i] && c < std::numeric_limits<double>::infinity())
-        measured.push_back({records_[i].candidate.steps, c});
-    }
+    for (size_t i : latest_measured()) measured.push_back({records_[i].candidate.steps, mean_cost(records_[i].result)});
     std::vector<SearchState> proposals = search_->propose(measured, n, seen_);
     if (proposals.empty()) break;
     std::vector<Candidate> batch;
     for (const SearchState& s : proposals) batch.push_back({s.steps()});
     progress_.batch_size = static_cast<int>(batch.size());
     enter(TunePhase::Measuring);
-    std::vector<measure::MeasureResult> results = measure_batch(m, batch, false);
-    for (size_t i = 0; i < results.size(); ++i) {
-      TuneRecord r{std::move(batch[i]), std::move(results[i])};
-      remember(r);
-      out.push_back(std::move(r));
-    }
-    done += static_cast<int>(results.size());
-    progress_.best_gflops = best_gflops();
-    if (observer_ && !results.empty()) observer_->on_batch_done(progress_);
-    if (results.size() < batch.size()) {
-      stopped_by_measurer_ = true;
-      break;
-    }
+    done += static_cast<int>(measure_and_keep(m, std::move(batch), false, out));
+    if (stopped_by_measurer_) break;
   }
   if (!stopped_by_measurer_) confirm_best(m);
   return out;
@@ -190,9 +193,8 @@ void Tuner::confirm_best(Measurer& m) {
     // state: when the best states got slower measured again, the best is now one that was
     // measured once, and it is confirmed in turn.
     std::vector<size_t> top;
-    for (size_t i = 0; i < records_.size(); ++i) {
-      double c = mean_cost(records_[i].result);
-      if (is_latest_[i] && c < cheapest_confirmed &&
+    for (size_t i : latest_measured()) {
+      if (mean_cost(records_[i].result) < cheapest_confirmed &&
           !confirmed.count(candidate_key(records_[i].candidate.steps)))
         top.push_back(i);
     }
@@ -206,22 +208,14 @@ void Tuner::confirm_best(Measurer& m) {
     ++progress_.batch;
     progress_.batch_size = static_cast<int>(batch.size());
     enter(TunePhase::Confirming);
-    std::vector<measure::MeasureResult> results = measure_batch(m, batch, true);
-    for (size_t i = 0; i < results.size(); ++i) {
-      TuneRecord r{std::move(batch[i]), std::move(results[i])};
-      remember(r);
-      confirmed.insert(candidate_key(r.candidate.steps));
-      confirmations_.push_back(std::move(r));
-    }
-    progress_.best_gflops = best_gflops();
-    if (observer_ && !results.empty()) observer_->on_batch_done(progress_);
-    if (results.size() < batch.size()) {
-      stopped_by_measurer_ = true;
-      return;
-    }
+    const size_t first = confirmations_.size();
+    measure_and_keep(m, std::move(batch), true, confirmations_);
+    for (size_t i = first; i < confirmations_.size(); ++i)
+      confirmed.insert(candidate_key(confirmations_[i].candidate.steps));
+    if (stopped_by_measurer_) return;
     cheapest_confirmed = kUnmeasured;
-    for (const auto& [key, index] : latest_)
-      if (confirmed.count(key)) cheapest_confirmed = std::min(cheapest_confirmed, mean_cost(records_[index].result));
+    for (const std::string& key : confirmed)
+      cheapest_confirmed = std::min(cheapest_confirmed, mean_cost(records_[latest_.at(key)].result));
   }
 }
 

@@ -139,6 +139,12 @@ class Tuner {
   /// Runs one batch through the measurer (`again`: measure_again), reporting each result.
   std::vector<measure::MeasureResult> measure_batch(Measurer& m, const std::vector<Candidate>& batch,
                                                     bool again);
+  /// measure_batch, then each result remembered and appended to `into` as a record, and the
+  /// batch reported done; a short batch sets stopped_by_measurer_. Returns the results kept.
+  size_t measure_and_keep(Measurer& m, std::vector<Candidate> batch, bool again,
+                          std::vector<TuneRecord>& into);
+  /// The latest successful record of each state, as indices in record order.
+  std::vector<size_t> latest_measured() const;
   double best_gflops() const;
   double gflops(const measure::MeasureResult& r) const;
   /// Tells the observer that `progress_` is in `phase` now.
