@@ -1,9 +1,9 @@
 // The dispatcher owns the queue: requests from every client, each a list of inputs that go
 // through a build and then a run. It hands jobs to the worker pool fairly — between clients
 // (connections), the one whose last turn is the oldest first (ClientTurns: a connection that
-// arrives later goes ahead of the one served last only, never of one already waiting), then round robin between the requests
-// of the client, separately for builds and runs — under the timing policy, and streams each
-// request's results back in its submission order. A client with many requests gets no more
+// arrives later goes ahead of the one served last only, never of one already waiting), then
+// round robin between the requests of the client, separately for builds and runs — under the
+// timing policy, and streams each request's results back in its submission order. A client with many requests gets no more
 // turns than one with a single request.
 //
 // Timing policy `exclusive`: a run starts only when no build and no other run is active. Work

@@ -32,14 +32,29 @@ def parse_args(text):
     return out
 
 
+def search_task(name, args):
+    """The SearchTask of these fidelity tasks: target llvm -mcpu=znver3, one core, layout
+    rewrite 1."""
+    return auto_scheduler.SearchTask(func=name, args=args, target=tvm.target.Target("llvm -mcpu=znver3"),
+                                     hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0),
+                                     layout_rewrite_option=1)
+
+
+def write_task(path, name, args, states):
+    """Writes the task file of `states` (step lists) with the options of the shared set."""
+    out = {"workload": {"function": name, "args": args}, "target": "llvm -keys=cpu -mcpu=znver3",
+           "layout_rewrite_option": 1,
+           "options": {"number": 3, "repeat": 3, "min_repeat_ms": 50, "check_correctness": True},
+           "states": states}
+    with open(path, "w") as f:
+        json.dump(out, f)
+
+
 def main():
     if len(sys.argv) != 5:
         sys.exit(__doc__)
     name, args, count, path = sys.argv[1], parse_args(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    target = tvm.target.Target("llvm -mcpu=znver3")
-    task = auto_scheduler.SearchTask(func=name, args=args, target=target,
-                                     hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0),
-                                     layout_rewrite_option=1)
+    task = search_task(name, args)
     policy = auto_scheduler.SketchPolicy(task, program_cost_model=auto_scheduler.RandomModel(), seed=1,
                                          verbose=0)
     seen, states = set(), [[]]
@@ -54,12 +69,7 @@ def main():
         states.append(steps)
         if len(states) == count:
             break
-    out = {"workload": {"function": name, "args": args}, "target": "llvm -keys=cpu -mcpu=znver3",
-           "layout_rewrite_option": 1,
-           "options": {"number": 3, "repeat": 3, "min_repeat_ms": 50, "check_correctness": True},
-           "states": states}
-    with open(path, "w") as f:
-        json.dump(out, f)
+    write_task(path, name, args, states)
     print(f"sample_states: {len(states)} states of {name}{tuple(args)} written to {path}")
 
 

@@ -22,20 +22,17 @@ sys.path.insert(0, SCRIPTS)
 # TVM's builder processes import the workloads too.
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (SCRIPTS, os.environ.get("PYTHONPATH")) if p)
 
-import tvm  # noqa: E402
 from tvm import auto_scheduler  # noqa: E402
 
 from bench_lib import tvm_workloads  # noqa: E402,F401
-from bench_lib.sample_states import parse_args  # noqa: E402
+from bench_lib.sample_states import parse_args, search_task, write_task  # noqa: E402
 
 
 def main():
     if len(sys.argv) != 5:
         sys.exit(__doc__)
     name, args, trials, path = sys.argv[1], parse_args(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    task = auto_scheduler.SearchTask(func=name, args=args, target=tvm.target.Target("llvm -mcpu=znver3"),
-                                     hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0),
-                                     layout_rewrite_option=1)
+    task = search_task(name, args)
     log = path + ".tvm.log"
     if os.path.exists(log):
         os.remove(log)
@@ -55,12 +52,7 @@ def main():
             if text not in seen:
                 seen.add(text)
                 states.append(steps)
-    out = {"workload": {"function": name, "args": args}, "target": "llvm -keys=cpu -mcpu=znver3",
-           "layout_rewrite_option": 1,
-           "options": {"number": 3, "repeat": 3, "min_repeat_ms": 50, "check_correctness": True},
-           "states": states}
-    with open(path, "w") as f:
-        json.dump(out, f)
+    write_task(path, name, args, states)
     print(f"tuned_states: {len(states)} tuned states of {name}{tuple(args)} written to {path} "
           f"(TVM's log: {log})")
 
