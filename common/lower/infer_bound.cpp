@@ -94,7 +94,9 @@ class BoundInferer {
                      " and extent ", iv->dom_extent, " does not fit an int32 index");
       ctx_.ranges[iv] = IterRange{index_imm(iv->dom_min, "axis minimum"), iv->dom_extent};
     }
-    if (s.attach != AttachKind::At) return;
+    // As TVM's InferRootBound: a function argument (an output) gets its full domain; any
+    // other stage, attached or at the root, what its consumers read of it.
+    if (ctx_.sch.is_param(s.origin.get()) || !consumers_.count(&s)) return;
     std::vector<std::optional<IntSet>> region = consumer_region(s);
     for (size_t d = 0; d < n_axis; ++d) {
       const IterVarNode* iv = s.root_iters[d].get();
@@ -114,12 +116,15 @@ class BoundInferer {
   }
 
   /// Per output dimension of s: the union of what its consumers read, or nullopt for "all".
+  /// The consumers' loops inside s's attach point range over their extent, those at or above
+  /// it are fixed to their loop variable; at the root, every loop ranges.
   std::vector<std::optional<IntSet>> consumer_region(const Stage& s) {
     size_t n_axis = s.op->axis.size();
     std::vector<std::optional<IntSet>> region(n_axis);
     std::vector<bool> whole(n_axis, false), any(n_axis, false);
     std::vector<const IterVarNode*> s_path = attach_path(s);
     std::unordered_set<const IterVarNode*> stage_attach(s_path.begin(), s_path.end());
+    bool at_root = s.attach != AttachKind::At;
     auto it = consumers_.find(&s);
     MRD_USER_CHECK(it != consumers_.end(), attach_where(s), "stage ", s.op->name,
                    " is computed at stage ", s.attach_stage->op->name, " but no stage reads it");
@@ -148,7 +153,7 @@ class BoundInferer {
           dom[var_of(iv)] = IntSet::range(0, ext - 1);
         }
       }
-      MRD_USER_CHECK(found, attach_where(s), "stage ", s.op->name, " is computed at stage ",
+      MRD_USER_CHECK(found || at_root, attach_where(s), "stage ", s.op->name, " is computed at stage ",
                      s.attach_stage->op->name, ", but its consumer ", x->op->name,
                      " does not run inside that loop nest");
       pass_up(*x, offsets);
