@@ -101,7 +101,8 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   // Each pure expression (no memory read, no branch) is emitted once per region: a value
   // from an enclosing region dominates the inner ones, and a region's values are dropped when
   // it ends (a loop body, a branch, a let's body). TVM gets the same from its
-  // CommonSubexprElimTIR pass; here it keeps the module LLVM must optimize small.
+  // CommonSubexprElimTIR pass; here it keeps the module LLVM must optimize small. What
+  // occurs under several branches arrives already bound by a let (share_guarded_subexprs).
   struct CseEntry {
     Expr expr;
     llvm::Value* value;

@@ -17,6 +17,7 @@
 #include "common/lower/lower_context.h"
 #include "common/lower/rewrite_layout.h"
 #include "common/lower/schedule_ops.h"
+#include "common/lower/share_guarded_subexprs.h"
 #include "common/lower/simplify.h"
 #include "common/lower/storage_flatten.h"
 #include "common/lower/unroll_loop.h"
@@ -91,6 +92,7 @@ ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend) {
     run_pass("hoist_allocations", s, hoist_allocations);
     run_pass("expand_unrolled", s, [](const ir::Stmt& x) { return expand_unrolled(x, kMaxUnrolledStoresLLVM); });
     run_pass("simplify", s, [](const ir::Stmt& x) { return simplify(x); });
+    run_pass("share_guarded_subexprs", s, share_guarded_subexprs);
   } else {
     run_pass("expand_unrolled", s, [](const ir::Stmt& x) { return expand_unrolled(x, kMaxUnrolledStoresC); });
     run_pass("lift_guards", s, lift_guards);
