@@ -10,6 +10,9 @@ environment, with one thread as the task says:
   TVM_NUM_THREADS=1 /usr/bin/python3 scripts/bench_lib/tuned_states.py conv2d_nchw \\
       1,32,56,56,64,3,3,1,1 64 OUT.task.json
 
+With --num-cores N (before the name), TVM tunes for HardwareParams(N, ...) and the task
+file records num_cores N; set TVM_NUM_THREADS=N to match.
+
 TVM's log is kept beside it as OUT.task.json.tvm.log. The task file measures with number 3,
 repeat 3, min_repeat_ms 50 and checks correctness, like sample_states.py's.
 """
@@ -25,14 +28,12 @@ os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (SCRIPTS, os.environ.get("
 from tvm import auto_scheduler  # noqa: E402
 
 from bench_lib import tvm_workloads  # noqa: E402,F401
-from bench_lib.sample_states import parse_args, search_task, write_task  # noqa: E402
+from bench_lib.sample_states import command_line, search_task, write_task  # noqa: E402
 
 
 def main():
-    if len(sys.argv) != 5:
-        sys.exit(__doc__)
-    name, args, trials, path = sys.argv[1], parse_args(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    task = search_task(name, args)
+    name, args, trials, path, num_cores = command_line(__doc__)
+    task = search_task(name, args, num_cores)
     log = path + ".tvm.log"
     if os.path.exists(log):
         os.remove(log)
@@ -52,7 +53,7 @@ def main():
             if text not in seen:
                 seen.add(text)
                 states.append(steps)
-    write_task(path, name, args, states)
+    write_task(path, name, args, states, num_cores)
     print(f"tuned_states: {len(states)} tuned states of {name}{tuple(args)} written to {path} "
           f"(TVM's log: {log})")
 
