@@ -555,12 +555,32 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       llvm::Value* v = load_scalar(op->buffer, visit(bc->value), alignment(bc->value, op->dtype, 1));
       return b_.CreateVectorSplat(self->lanes, v);
     }
-    llvm::Value* idx = visit(index);
+    std::vector<llvm::Value*> idx = lane_indices(index);
     llvm::Value* out = llvm::UndefValue::get(value_type(op->dtype, self->lanes));
     for (int l = 0; l < self->lanes; ++l) {
-      llvm::Value* v = load_scalar(op->buffer, b_.CreateExtractElement(idx, l), dtype_bytes(op->dtype));
+      llvm::Value* v = load_scalar(op->buffer, idx[l], dtype_bytes(op->dtype));
       out = b_.CreateInsertElement(out, v, l);
     }
+    return out;
+  }
+
+  /// The index of each lane of a vector access that is not one contiguous load or store, as
+  /// TVM's CodeGenLLVM::Scalarize makes them: base + stride * lane for a ramp (scalar
+  /// arithmetic, which LLVM can merge into wide loads and shuffles), else the lanes of the
+  /// index vector.
+  std::vector<llvm::Value*> lane_indices(const Expr& index) {
+    std::vector<llvm::Value*> out;
+    if (const RampNode* r = index.as<RampNode>()) {
+      llvm::Value* base = visit(r->base);
+      llvm::Value* stride = visit(r->stride);
+      for (int l = 0; l < index->lanes; ++l) {
+        out.push_back(l == 0 ? base
+                             : b_.CreateNSWAdd(base, b_.CreateNSWMul(stride, llvm::ConstantInt::get(stride->getType(), l))));
+      }
+      return out;
+    }
+    llvm::Value* idx = visit(index);
+    for (int l = 0; l < index->lanes; ++l) out.push_back(b_.CreateExtractElement(idx, l));
     return out;
   }
 
@@ -575,10 +595,9 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       tagged(b_.CreateAlignedStore(value, ptr, llvm::Align(alignment(r->base, op->buffer->dtype, lanes))), op->buffer);
       return;
     }
-    llvm::Value* idx = visit(index);
+    std::vector<llvm::Value*> idx = lane_indices(index);
     for (int l = 0; l < lanes; ++l) {
-      store_scalar(op->buffer, b_.CreateExtractElement(idx, l), b_.CreateExtractElement(value, l),
-                   dtype_bytes(op->buffer->dtype));
+      store_scalar(op->buffer, idx[l], b_.CreateExtractElement(value, l), dtype_bytes(op->buffer->dtype));
     }
   }
 

@@ -131,6 +131,21 @@ TEST_CASE("llvm backend: strided vector reads gather lane by lane, selects and m
   check_against_evaluator(f);
 }
 
+TEST_CASE("llvm backend: strided vector reads and writes index each lane with scalar arithmetic") {
+  // out[i*16 + 2*j] = in[i + 2*j] * 3 for j in vectorized(0, 4): both ramps have stride 2 and a
+  // base that is not a constant. As TVM's Scalarize, each lane's index is base + 2 * lane,
+  // not a lane extracted from a vector of indices.
+  auto in = BufferNode::make("in", DType::Float32, {16});
+  auto out = BufferNode::make("out", DType::Float32, {32});
+  Var i("i"), j("j");
+  Stmt s = store(out, i * 16 + j * 2, load(in, i + j * 2) * Expr(3.0f));
+  PrimFunc f{{in, out}, ForNode::make(i, 0, 2, ForKind::Serial, ForNode::make(j, 0, 4, ForKind::Vectorized, s))};
+  std::string text;
+  check_against_evaluator(f, &text);
+  CHECK(text.find("extractelement <4 x i32>") == std::string::npos);
+  CHECK(text.find("add nsw i32 %") != std::string::npos);
+}
+
 TEST_CASE("llvm backend: integer floordiv and floormod round toward minus infinity") {
   auto out = BufferNode::make("out", DType::Float32, {4 * 11});
   Var i("i");
