@@ -109,21 +109,6 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   };
   using CseScope = std::unordered_map<size_t, std::vector<CseEntry>>;
 
-  size_t hash_of(const Expr& e) {
-    auto it = hashes_.find(e.get());
-    if (it != hashes_.end()) return it->second;
-    size_t h = std::hash<int>()(static_cast<int>(e->kind)) * 31 + static_cast<size_t>(e->dtype) * 7 + e->lanes;
-    auto mix = [&](size_t x) { h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-    if (const IntImmNode* i = e.as<IntImmNode>()) mix(std::hash<int64_t>()(i->value));
-    if (const FloatImmNode* f = e.as<FloatImmNode>()) mix(std::hash<double>()(f->value));
-    if (const VarNode* v = e.as<VarNode>()) mix(std::hash<const void*>()(v));
-    if (const BinaryNode* b = e.as<BinaryNode>()) mix(static_cast<size_t>(b->op));
-    if (const CallNode* c = e.as<CallNode>()) mix(static_cast<size_t>(c->op));
-    for (const Expr& c : children_of(e)) mix(hash_of(c));
-    hashes_[e.get()] = h;
-    return h;
-  }
-
   /// The operands of the expressions that CSE may share (loads and reductions have none here:
   /// they are never shared).
   static std::vector<Expr> children_of(const Expr& e) {
@@ -141,7 +126,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     return std::move(children.out);
   }
 
-  /// No memory read and no branch anywhere inside (memoized, like hash_of).
+  /// No memory read and no branch anywhere inside (memoized by node, like hash_).
   bool pure(const Expr& e) {
     auto it = pure_.find(e.get());
     if (it != pure_.end()) return it->second;
@@ -175,7 +160,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   /// The value of e, shared with an identical expression emitted earlier in scope.
   llvm::Value* visit(const Expr& e) {
     if (cse_.empty() || !worth_sharing(e)) return ExprFunctor::visit(e);
-    size_t h = hash_of(e);
+    size_t h = hash_(e);
     for (auto scope = cse_.rbegin(); scope != cse_.rend(); ++scope) {
       auto it = scope->find(h);
       if (it == scope->end()) continue;
@@ -828,7 +813,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   std::unordered_map<const BufferNode*, llvm::Value*> buffers_;
   lower::VarRanges ranges_;
   std::vector<CseScope> cse_;
-  std::unordered_map<const ExprNode*, size_t> hashes_;
+  lower::StructuralHasher hash_;  // the CSE tables' keys
   std::unordered_map<const ExprNode*, bool> pure_;
 };
 

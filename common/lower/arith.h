@@ -35,6 +35,17 @@ ConstEnds const_ends(const ir::Expr& e);
 /// Same node kinds, types, fields and children; variables compare by identity.
 bool structural_equal(const ir::Expr& a, const ir::Expr& b);
 
+/// A hash that agrees with structural_equal (equal expressions hash alike), memoized by node:
+/// keep one only while the expressions it has hashed are alive, since a freed node's address
+/// may come back as another node.
+class StructuralHasher {
+ public:
+  size_t operator()(const ir::Expr& e);
+
+ private:
+  std::unordered_map<const ir::ExprNode*, size_t> memo_;
+};
+
 /// sum(coeff * atom) + constant. Atoms are the non-linear leaves (variables, floordiv, ...).
 struct LinearForm {
   std::vector<std::pair<ir::Expr, int64_t>> terms;

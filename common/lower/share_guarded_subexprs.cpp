@@ -20,27 +20,10 @@ namespace {
 /// Most lets one body gets (each costs a recount of the body).
 constexpr int kMaxLetsPerBody = 64;
 
-/// Structural hashes and sizes, memoized by node.
+/// Structural hashes, sizes and eligibility, memoized by node.
 class Shapes {
  public:
-  size_t hash(const Expr& e) {
-    auto it = hashes_.find(e.get());
-    if (it != hashes_.end()) return it->second;
-    size_t h = static_cast<size_t>(e->kind) * 1000003u + static_cast<size_t>(e->dtype) * 131u + e->lanes;
-    auto mix = [&](size_t x) { h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-    if (const IntImmNode* i = e.as<IntImmNode>()) mix(std::hash<int64_t>()(i->value));
-    if (const FloatImmNode* f = e.as<FloatImmNode>()) mix(std::hash<double>()(f->value));
-    if (const VarNode* v = e.as<VarNode>()) mix(std::hash<const void*>()(v));
-    if (const BinaryNode* b = e.as<BinaryNode>()) {
-      mix(static_cast<size_t>(b->op));
-      mix(hash(b->a));
-      mix(hash(b->b));
-    }
-    if (const NotNode* n = e.as<NotNode>()) mix(hash(n->a));
-    if (const CastNode* c = e.as<CastNode>()) mix(hash(c->value));
-    hashes_[e.get()] = h;
-    return h;
-  }
+  size_t hash(const Expr& e) { return hash_(e); }
 
   size_t size(const Expr& e) {
     size_t n = 0;
@@ -65,7 +48,7 @@ class Shapes {
   }
 
  private:
-  std::unordered_map<const ExprNode*, size_t> hashes_;
+  StructuralHasher hash_;
   std::unordered_map<const ExprNode*, bool> eligible_;
 };
 
@@ -80,6 +63,14 @@ struct Occurrences {
   std::unordered_map<size_t, std::vector<Entry>> by_hash;
   size_t seen = 0;
 };
+
+/// An if_then_else or select the backend evaluates in branches: an if_then_else with a scalar
+/// condition, or a scalar select with a read in an arm.
+bool branches(const Expr& e) {
+  if (const CallNode* c = e.as<CallNode>()) return c->op == CallOp::IfThenElse && c->args[0]->lanes == 1;
+  if (const SelectNode* s = e.as<SelectNode>()) return e->lanes == 1 && (has_load(s->t) || has_load(s->f));
+  return false;
+}
 
 /// Counts the computations of the expressions it is given; those inside the arms of an
 /// if_then_else, or of a scalar select that guards a read, count as guarded (the backend
@@ -104,11 +95,11 @@ class Counter : public ExprVisitor {
     ExprVisitor::visit_(op, self);
   }
   void visit_(const CallNode* op, const Expr& self) override {
-    if (op->op != CallOp::IfThenElse || op->args[0]->lanes != 1) return ExprVisitor::visit_(op, self);
+    if (!branches(self)) return ExprVisitor::visit_(op, self);
     arms(op->args[0], op->args[1], op->args[2]);
   }
   void visit_(const SelectNode* op, const Expr& self) override {
-    if (self->lanes != 1 || !(has_load(op->t) || has_load(op->f))) return ExprVisitor::visit_(op, self);
+    if (!branches(self)) return ExprVisitor::visit_(op, self);
     arms(op->cond, op->t, op->f);
   }
 
@@ -124,9 +115,11 @@ class Counter : public ExprVisitor {
   void note(const Expr& e) {
     if (!shapes_.eligible(e)) return;
     bool local = false;
-    post_order_visit(e, [&](const Expr& x) {
-      if (const VarNode* v = x.as<VarNode>()) local = local || bound_.count(v) > 0;
-    });
+    if (!bound_.empty()) {
+      post_order_visit(e, [&](const Expr& x) {
+        if (const VarNode* v = x.as<VarNode>()) local = local || bound_.count(v) > 0;
+      });
+    }
     if (local) return;  // it needs a variable bound inside the body
     auto& list = out_.by_hash[shapes_.hash(e)];
     for (Occurrences::Entry& en : list) {
@@ -236,6 +229,11 @@ class Sharer : public StmtMutator {
     std::vector<Expr> exprs;
     std::unordered_set<const VarNode*> bound;
     body_exprs(b, exprs, bound);
+    bool any_branch = false;
+    for (const Expr& e : exprs) {
+      post_order_visit(e, [&](const Expr& x) { any_branch = any_branch || branches(x); });
+    }
+    if (!any_branch) return Expr();  // nothing is computed under a branch here
     // Fresh memos each time: nodes the last replacement dropped may be reused.
     Shapes shapes;
     Occurrences occ;
