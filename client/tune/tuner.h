@@ -104,10 +104,10 @@ class EvolutionarySearch;
 
 class Tuner {
  public:
-  /// `dag` must outlive the tuner; so must `observer` (may be null), told of every phase.
   /// At most this many batches of confirmations after the trials (see run()).
   static constexpr int kConfirmRounds = 3;
 
+  /// `dag` must outlive the tuner; so must `observer` (may be null), told of every phase.
   Tuner(const dag::ComputeDAG& dag, TuneOptions options, TuneObserver* observer = nullptr);
   ~Tuner();
 
