@@ -2,6 +2,8 @@
 // one JSON result line per state; under measurerd it serves build and run jobs.
 #include <CLI/CLI.hpp>
 #include <spdlog/cfg/env.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include <iostream>
 #include <sstream>
@@ -13,7 +15,10 @@
 #include "daemon/worker/serve.h"
 
 int main(int argc, char** argv) {
-  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug shows lowering passes and LLVM stage times
+  // Logs go to stderr: --once prints its results on stdout, and --serve keeps stdout for what a
+  // compiler or a kernel prints. SPDLOG_LEVEL=debug shows lowering passes and LLVM stage times.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("worker"));
+  spdlog::cfg::load_env_levels();
   mrd::measure::place_large_allocations_on_heap();
   if (argc > 1 && std::string(argv[1]) == "--serve") return mrd::worker::serve_main(argc, argv);
   CLI::App app{

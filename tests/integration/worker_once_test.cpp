@@ -67,6 +67,24 @@ TEST_CASE("worker --once: one result line per state, errors included") {
   CHECK(lines_of(corrupt.output).at(0)["error"] == "WRONG_ANSWER");
 }
 
+TEST_CASE("worker --once: debug logs go to stderr, stdout holds result lines only") {
+  std::string task = write_task("logged.json", R"({
+    "workload": {"function": "matmul", "args": [16, 16, 16, "float32"]},
+    "options": {"number": 1, "min_repeat_ms": 0},
+    "states": [[["SP", 2, 0, 16, [4], 1]], []]})");
+  ProcessOutcome p = run_process("/bin/sh", {"-c", "SPDLOG_LEVEL=debug exec \"$0\" --once \"$1\" --cache-dir \"$2\" 2>/dev/null",
+                                             kWorker, task, scratch("cache")}, 300);
+  INFO(p.output);
+  REQUIRE(p.exit_code == 0);
+  std::istringstream out(p.output);
+  int results = 0;
+  for (std::string line; std::getline(out, line); ++results) CHECK(nlohmann::json::parse(line)["error"] == "NO_ERROR");
+  CHECK(results == 2);
+  ProcessOutcome both = run_process("/bin/sh", {"-c", "SPDLOG_LEVEL=debug exec \"$0\" --once \"$1\" --cache-dir \"$2\" 2>&1 >/dev/null",
+                                                kWorker, task, scratch("cache")}, 300);
+  CHECK(both.output.find("lower: after") != std::string::npos);
+}
+
 TEST_CASE("worker --once: bad usage and bad task files exit with 2") {
   CHECK(worker({"--once", write_task("typo.json", R"({"workload": {"function": "matmul", "args": [8, 8, 8, "float32"]}, "states": [], "optoins": {}})")}).exit_code == 2);
   CHECK(worker({"--once", scratch("missing.json")}).exit_code == 2);
