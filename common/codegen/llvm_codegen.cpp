@@ -111,21 +111,6 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
 
   /// The operands of the expressions that CSE may share (loads and reductions have none here:
   /// they are never shared).
-  static std::vector<Expr> children_of(const Expr& e) {
-    struct Children : ExprVisitor {
-      std::vector<Expr> out;
-      void visit_(const BinaryNode* op, const Expr&) override { out = {op->a, op->b}; }
-      void visit_(const NotNode* op, const Expr&) override { out = {op->a}; }
-      void visit_(const SelectNode* op, const Expr&) override { out = {op->cond, op->t, op->f}; }
-      void visit_(const CastNode* op, const Expr&) override { out = {op->value}; }
-      void visit_(const CallNode* op, const Expr&) override { out = op->args; }
-      void visit_(const RampNode* op, const Expr&) override { out = {op->base, op->stride}; }
-      void visit_(const BroadcastNode* op, const Expr&) override { out = {op->value}; }
-    } children;
-    children.visit(e);
-    return std::move(children.out);
-  }
-
   /// No memory read and no branch anywhere inside (memoized by node, like hash_).
   bool pure(const Expr& e) {
     auto it = pure_.find(e.get());
@@ -140,7 +125,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
         break;
       default:
         if (const CallNode* c = e.as<CallNode>(); c && c->op == CallOp::IfThenElse) p = false;
-        for (const Expr& c : children_of(e)) p = p && pure(c);
+        ir::for_each_operand(e, [&](const Expr& c) { p = p && pure(c); });
     }
     pure_[e.get()] = p;
     return p;

@@ -4,6 +4,7 @@
 #include <functional>
 #include <limits>
 
+#include "common/ir/expr_queries.h"
 #include "common/ir/operation.h"
 #include "common/ir/scalar_semantics.h"
 #include "common/util/error.h"
@@ -192,9 +193,6 @@ size_t StructuralHasher::operator()(const Expr& e) {
   if (it != memo_.end()) return it->second;
   size_t h = std::hash<int>()(static_cast<int>(e->kind)) * 31 + static_cast<size_t>(e->dtype) * 7 + e->lanes;
   auto mix = [&](size_t x) { h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-  auto mix_all = [&](const std::vector<Expr>& xs) {
-    for (const Expr& x : xs) mix((*this)(x));
-  };
   switch (e->kind) {
     case ExprKind::IntImm:
       mix(std::hash<int64_t>()(e.as<IntImmNode>()->value));
@@ -205,41 +203,16 @@ size_t StructuralHasher::operator()(const Expr& e) {
     case ExprKind::Var:
       mix(std::hash<const void*>()(e.get()));
       break;
-    case ExprKind::Binary: {
-      const BinaryNode* b = e.as<BinaryNode>();
-      mix(static_cast<size_t>(b->op));
-      mix((*this)(b->a));
-      mix((*this)(b->b));
-      break;
-    }
-    case ExprKind::Not:
-      mix((*this)(e.as<NotNode>()->a));
-      break;
-    case ExprKind::Select: {
-      const SelectNode* s = e.as<SelectNode>();
-      mix_all({s->cond, s->t, s->f});
-      break;
-    }
-    case ExprKind::Cast:
-      mix((*this)(e.as<CastNode>()->value));
+    case ExprKind::Binary:
+      mix(static_cast<size_t>(e.as<BinaryNode>()->op));
       break;
     case ExprKind::Call:
       mix(static_cast<size_t>(e.as<CallNode>()->op));
-      mix_all(e.as<CallNode>()->args);
       break;
-    case ExprKind::BufferLoad:
-      mix_all(e.as<BufferLoadNode>()->indices);
-      break;
-    case ExprKind::Ramp:
-      mix((*this)(e.as<RampNode>()->base));
-      mix((*this)(e.as<RampNode>()->stride));
-      break;
-    case ExprKind::Broadcast:
-      mix((*this)(e.as<BroadcastNode>()->value));
-      break;
-    default:  // the kind, type and lanes are enough for a hash to agree with structural_equal
+    default:  // the kind, type, lanes and operands are enough to agree with structural_equal
       break;
   }
+  ir::for_each_operand(e, [&](const Expr& x) { mix((*this)(x)); });
   memo_[e.get()] = h;
   return h;
 }

@@ -1,5 +1,6 @@
 #include <unordered_map>
 
+#include "common/ir/expr_queries.h"
 #include "common/serialize/dag_archive.h"
 #include "common/util/error.h"
 
@@ -27,46 +28,16 @@ std::vector<Item> children(const Item& item) {
     return out;
   }
   const Expr& e = item.expr;
-  switch (e->kind) {
-    case ExprKind::IntImm:
-    case ExprKind::FloatImm:
-    case ExprKind::Var:
-      break;
-    case ExprKind::Binary:
-      add_expr(e.as<BinaryNode>()->a);
-      add_expr(e.as<BinaryNode>()->b);
-      break;
-    case ExprKind::Not:
-      add_expr(e.as<NotNode>()->a);
-      break;
-    case ExprKind::Select:
-      add_expr(e.as<SelectNode>()->cond);
-      add_expr(e.as<SelectNode>()->t);
-      add_expr(e.as<SelectNode>()->f);
-      break;
-    case ExprKind::Cast:
-      add_expr(e.as<CastNode>()->value);
-      break;
-    case ExprKind::Call:
-      for (const Expr& a : e.as<CallNode>()->args) add_expr(a);
-      break;
-    case ExprKind::TensorRead: {
-      const TensorReadNode* r = e.as<TensorReadNode>();
-      MRD_CHECK(r->op != nullptr, "tensor read of an undefined operation");
-      out.push_back(Item{r->op.get(), Expr()});
-      for (const Expr& i : r->indices) add_expr(i);
-      break;
-    }
-    case ExprKind::Reduce: {
-      const ReduceNode* r = e.as<ReduceNode>();
-      for (const IterVar& iv : r->axis) add_expr(iv.var);
-      add_expr(r->source);
-      if (r->condition.defined()) add_expr(r->condition);
-      break;
-    }
-    case ExprKind::BufferLoad:
-      MRD_CHECK(false, "a compute DAG contains no buffer load");
+  MRD_CHECK(e->kind != ExprKind::BufferLoad && e->kind != ExprKind::Ramp && e->kind != ExprKind::Broadcast,
+            "a compute DAG holds no buffer load and no vector node");
+  if (const TensorReadNode* r = e.as<TensorReadNode>()) {
+    MRD_CHECK(r->op != nullptr, "tensor read of an undefined operation");
+    out.push_back(Item{r->op.get(), Expr()});
   }
+  if (const ReduceNode* r = e.as<ReduceNode>()) {
+    for (const IterVar& iv : r->axis) add_expr(iv.var);
+  }
+  for_each_operand(e, add_expr);
   for (const Item& c : out) MRD_CHECK(c.op || c.expr.defined(), "undefined expression operand");
   return out;
 }
@@ -170,7 +141,9 @@ class Flattener {
           break;
         }
         case ExprKind::BufferLoad:
-          MRD_CHECK(false, "a compute DAG contains no buffer load");
+        case ExprKind::Ramp:
+        case ExprKind::Broadcast:
+          break;  // children() refused them
       }
     }
     ids_[item.key()] = archive.nodes.size();
