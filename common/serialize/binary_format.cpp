@@ -39,8 +39,8 @@ class BinaryWriter {
   cereal::BinaryOutputArchive ar_{os_};
 };
 
-void write_node(BinaryWriter& w, const NodeRecord& n) {
-  uint16_t f = node_fields(n.kind);
+void write_node(BinaryWriter& w, const NodeRecord& n, uint32_t version) {
+  uint16_t f = node_fields(n.kind, version);
   w.u8(static_cast<uint8_t>(n.kind));
   if (f & kFieldName) w.str(n.name);
   if (f & kFieldTag) w.str(n.tag);
@@ -64,6 +64,10 @@ void write_node(BinaryWriter& w, const NodeRecord& n) {
   if (f & kFieldOperands) {
     w.varint(n.operands.size());
     for (uint64_t id : n.operands) w.varint(id);
+  }
+  if (f & kFieldLayoutFree) {
+    w.varint(n.layout_free.size());
+    for (uint64_t id : n.layout_free) w.varint(id);
   }
 }
 
@@ -117,14 +121,14 @@ class BinaryReader {
     return s;
   }
 
-  NodeRecord node() {
+  NodeRecord node(uint32_t version) {
     NodeRecord n;
     uint8_t kind = u8("node kind");
     if (kind >= kNumNodeKinds) {
       throw DecodeError(DecodeErrc::UnknownNodeKind, str_cat("node kind ", int(kind)));
     }
     n.kind = static_cast<NodeKind>(kind);
-    uint16_t f = node_fields(n.kind);
+    uint16_t f = node_fields(n.kind, version);
     if (f & kFieldName) n.name = str("name");
     if (f & kFieldTag) n.tag = str("tag");
     if (f & kFieldDType) n.dtype = u8("dtype");
@@ -149,6 +153,10 @@ class BinaryReader {
     if (f & kFieldOperands) {
       uint64_t k = count("operands", max_operands(limits_), DecodeErrc::WrongArity, 1);
       for (uint64_t i = 0; i < k; ++i) n.operands.push_back(varint("operand"));
+    }
+    if (f & kFieldLayoutFree) {
+      uint64_t k = count("layout-free placeholders", max_operands(limits_), DecodeErrc::TooLarge, 1);
+      for (uint64_t i = 0; i < k; ++i) n.layout_free.push_back(varint("layout-free placeholder"));
     }
     return n;
   }
@@ -183,9 +191,9 @@ void check_magic(std::string_view bytes) {
 std::string write_binary_archive(const DagArchive& archive) {
   BinaryWriter w;
   for (char c : kBinaryMagic) w.u8(static_cast<uint8_t>(c));
-  w.u16(static_cast<uint16_t>(kFormatVersion));
+  w.u16(static_cast<uint16_t>(archive.version));
   w.varint(archive.nodes.size());
-  for (const NodeRecord& n : archive.nodes) write_node(w, n);
+  for (const NodeRecord& n : archive.nodes) write_node(w, n, archive.version);
   w.varint(archive.tensors.size());
   for (uint64_t id : archive.tensors) w.varint(id);
   return w.take();
@@ -198,13 +206,14 @@ DagArchive read_binary_archive(std::string_view bytes, const Limits& limits) {
   check_magic(bytes);
   BinaryReader r(bytes.substr(kBinaryMagic.size()), limits);
   uint16_t version = r.u16("version");
-  if (version != kFormatVersion) {
+  if (version < kMinFormatVersion || version > kMaxFormatVersion) {
     throw DecodeError(DecodeErrc::BadVersion, str_cat("format version ", version));
   }
   DagArchive a;
+  a.version = version;
   // Every node holds at least its kind and dtype bytes.
   uint64_t n = r.count("node count", limits.max_nodes, DecodeErrc::TooManyNodes, 2);
-  for (uint64_t i = 0; i < n; ++i) a.nodes.push_back(r.node());
+  for (uint64_t i = 0; i < n; ++i) a.nodes.push_back(r.node(version));
   uint64_t t = r.count("tensor count", limits.max_nodes, DecodeErrc::TooManyNodes, 1);
   for (uint64_t i = 0; i < t; ++i) a.tensors.push_back(r.varint("tensor"));
   if (r.remaining() != 0) {

@@ -15,8 +15,10 @@
 
 namespace mrd::serialize {
 
-/// The format version both forms write and the only one they read.
-constexpr uint32_t kFormatVersion = 1;
+/// Format versions both forms read. Version 2 adds a compute's layout-free placeholders; a
+/// writer uses version 1 for a DAG that has none, so such archives read everywhere.
+constexpr uint32_t kMinFormatVersion = 1;
+constexpr uint32_t kMaxFormatVersion = 2;
 
 /// An axis: the id of its Var node and its range [min, min + extent).
 struct IterVarRecord {
@@ -40,9 +42,13 @@ struct NodeRecord {
   uint64_t ref = 0;
   /// Expression operands in order; TensorRead: the indices; Reduce: source [, condition].
   std::vector<uint64_t> operands;
+  /// Compute (version 2): the placeholders TVM's layout rewrite may re-lay out for it (the
+  /// op's `layout_free_placeholders` attribute).
+  std::vector<uint64_t> layout_free;
 };
 
 struct DagArchive {
+  uint32_t version = kMinFormatVersion;
   std::vector<NodeRecord> nodes;
   std::vector<uint64_t> tensors;
 };

@@ -23,6 +23,7 @@ std::vector<Item> children(const Item& item) {
   auto add_expr = [&](const Expr& e) { out.push_back(Item{nullptr, e}); };
   if (item.op) {
     if (item.op->is_placeholder()) return out;
+    for (const Operation& p : item.op->layout_free_placeholders) out.push_back(Item{p.get(), Expr()});
     for (const IterVar& iv : item.op->axis) add_expr(iv.var);
     add_expr(item.op->body);
     return out;
@@ -89,6 +90,11 @@ class Flattener {
         rec.tag = op->tag;
         rec.axis = axis_records(op->axis);
         rec.ref = id_of(op->body);
+        for (const Operation& p : op->layout_free_placeholders) {
+          MRD_CHECK(p && p->is_placeholder(), "a layout-free input that is no placeholder");
+          rec.layout_free.push_back(id_of(p.get()));
+          archive.version = 2;
+        }
       }
     } else {
       const Expr& e = item.expr;

@@ -305,6 +305,18 @@ class Rebuilder {
     }
     set_depth(out, body.depth + 1);
     out.op = OperationNode::make_compute(n.name, n.tag, std::move(axis), body.expr);
+    if (!n.layout_free.empty()) {
+      std::vector<Operation> layout_free;
+      for (uint64_t id : n.layout_free) {
+        const Built& p = resolve(id);
+        if (!p.op || !p.op->is_placeholder()) fail(DecodeErrc::Malformed, "a layout-free input that is no placeholder");
+        for (const Operation& seen : layout_free) {
+          if (seen == p.op) fail(DecodeErrc::Malformed, "a layout-free input listed twice");
+        }
+        layout_free.push_back(p.op);
+      }
+      out.op = OperationNode::with_layout_free_placeholders(out.op, std::move(layout_free));
+    }
     return out;
   }
 

@@ -45,8 +45,8 @@ std::string dtype_text(uint8_t code) {
   return t ? std::string(ir::dtype_name(*t)) : str_cat("unknown-", int(code));
 }
 
-void write_node(cereal::JSONOutputArchive& ar, uint64_t id, const NodeRecord& n) {
-  uint16_t f = node_fields(n.kind);
+void write_node(cereal::JSONOutputArchive& ar, uint64_t id, const NodeRecord& n, uint32_t version) {
+  uint16_t f = node_fields(n.kind, version);
   ar.startNode();
   ar(make_nvp("id", id));
   ar(make_nvp("kind", std::string(node_kind_name(n.kind))));
@@ -77,6 +77,11 @@ void write_node(cereal::JSONOutputArchive& ar, uint64_t id, const NodeRecord& n)
   if (f & kFieldOperands) {
     write_array(ar, "operands", [&] {
       for (uint64_t o : n.operands) ar(o);
+    });
+  }
+  if (f & kFieldLayoutFree) {
+    write_array(ar, "layout_free", [&] {
+      for (uint64_t o : n.layout_free) ar(o);
     });
   }
   ar.finishNode();
@@ -194,13 +199,15 @@ class JsonReader {
     } catch (const cereal::Exception& e) {
       throw DecodeError(DecodeErrc::BadVersion, str_cat("no format version: ", e.what()));
     }
-    if (version != kFormatVersion) {
+    if (version < kMinFormatVersion || version > kMaxFormatVersion) {
       throw DecodeError(DecodeErrc::BadVersion, str_cat("format version ", version));
     }
+    version_ = static_cast<uint32_t>(version);
   }
 
   DagArchive body() {
     DagArchive a;
+    a.version = version_;
     uint64_t id = 0;
     array("nodes", limits_.max_nodes, DecodeErrc::TooManyNodes,
           [&] { a.nodes.push_back(node(id++)); });
@@ -251,7 +258,7 @@ class JsonReader {
     auto k = node_kind_from_name(kind);
     if (!k) throw DecodeError(DecodeErrc::UnknownNodeKind, str_cat("node ", id, ": kind ", kind));
     n.kind = *k;
-    uint16_t f = node_fields(n.kind);
+    uint16_t f = node_fields(n.kind, version_);
     if (f & kFieldName) n.name = name_field("name");
     if (f & kFieldTag) n.tag = name_field("tag");
     if (f & kFieldDType) {
@@ -288,12 +295,17 @@ class JsonReader {
       array("operands", max_operands(limits_), DecodeErrc::WrongArity,
             [&] { n.operands.push_back(get<uint64_t>(nullptr)); });
     }
+    if (f & kFieldLayoutFree) {
+      array("layout_free", max_operands(limits_), DecodeErrc::TooLarge,
+            [&] { n.layout_free.push_back(get<uint64_t>(nullptr)); });
+    }
     ar_.finishNode();
     return n;
   }
 
   cereal::JSONInputArchive ar_;
   const Limits& limits_;
+  uint32_t version_ = kMinFormatVersion;
 };
 
 }  // namespace
@@ -305,10 +317,10 @@ std::string write_json_archive(const DagArchive& archive) {
         os, cereal::JSONOutputArchive::Options(
                 324, cereal::JSONOutputArchive::Options::IndentChar::space, 1));
     ar(make_nvp("format", std::string(kJsonFormatName)));
-    ar(make_nvp("version", kFormatVersion));
+    ar(make_nvp("version", archive.version));
     uint64_t id = 0;
     write_array(ar, "nodes", [&] {
-      for (const NodeRecord& n : archive.nodes) write_node(ar, id++, n);
+      for (const NodeRecord& n : archive.nodes) write_node(ar, id++, n, archive.version);
     });
     write_array(ar, "tensors", [&] {
       for (uint64_t t : archive.tensors) ar(t);

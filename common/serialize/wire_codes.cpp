@@ -41,12 +41,12 @@ std::optional<E> from_code_in(const E (&table)[N], uint8_t code) {
 
 }  // namespace
 
-uint16_t node_fields(NodeKind kind) {
+uint16_t node_fields(NodeKind kind, uint32_t version) {
   switch (kind) {
     case NodeKind::Placeholder:
       return kFieldName | kFieldDType | kFieldShape;
     case NodeKind::Compute:
-      return kFieldName | kFieldTag | kFieldDType | kFieldAxis | kFieldRef;
+      return kFieldName | kFieldTag | kFieldDType | kFieldAxis | kFieldRef | (version >= 2 ? kFieldLayoutFree : 0);
     case NodeKind::IntImm:
       return kFieldDType | kFieldIntValue;
     case NodeKind::FloatImm:

@@ -39,8 +39,10 @@ enum NodeField : uint16_t {
   kFieldAxis = 1 << 7,
   kFieldRef = 1 << 8,
   kFieldOperands = 1 << 9,
+  kFieldLayoutFree = 1 << 10,  ///< from format version 2
 };
-uint16_t node_fields(NodeKind kind);
+/// The fields of `kind` in archives of format `version`.
+uint16_t node_fields(NodeKind kind, uint32_t version);
 
 bool is_op_kind(NodeKind kind);
 /// JSON spelling, e.g. "tensor_read".

@@ -93,8 +93,8 @@ std::vector<HostileCase> malformed_archives() {
   magic[0] = 'X';
   out.push_back({"wrong magic", magic, "BadMagic"});
   std::string version = conv;
-  version[6] = 2;
-  out.push_back({"format version 2", version, "BadVersion"});
+  version[6] = 3;
+  out.push_back({"format version 3", version, "BadVersion"});
   std::string kind = serialize::write_binary_archive(tiny_archive());
   kind[9] = 12;
   out.push_back({"unknown node kind", kind, "UnknownNodeKind"});

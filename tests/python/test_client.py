@@ -75,6 +75,22 @@ def test_a_tensor_workload_goes_inline_as_a_dag_archive(client):
                                               [["SP", 2, 0, 32, [4], 1]]],
                                        dict(number=1, min_repeat_ms=0, check_correctness=True))
     assert ok.ok and tiled.ok, (ok.error_msg, tiled.error_msg)
+    assert w.archive([a, b, c])[6] == 1
+
+    # A dense (C = A * W^T) whose weight is layout-free: a version 2 archive.
+    w = DagWriter()
+    a = w.placeholder("A", "float32", [32, 16])
+    wt = w.placeholder("W", "float32", [24, 16])
+    i, j, k = w.var("i", "int32"), w.var("j", "int32"), w.var("k", "int32")
+    prod = w.binary("float32", "*", w.tensor_read("float32", a, [i, k]),
+                    w.tensor_read("float32", wt, [j, k]))
+    c = w.compute("T_matmul_NT", "dense", "float32", [(i, 0, 32), (j, 0, 24)],
+                  w.reduce("float32", "sum", [(k, 0, 16)], [prod]), layout_free=[wt])
+    archive = w.archive([a, wt, c])
+    assert archive[6] == 2
+    dense = measurerd.Task(measurerd.TensorWorkload('["inline-dense"]', archive))
+    (r,) = client.measure(dense, [[["SP", 2, 0, 32, [4], 1]]], dict(number=1, min_repeat_ms=0, check_correctness=True))
+    assert r.ok, r.error_msg
     bad = measurerd.Task(measurerd.TensorWorkload("k", b"MRDDAG\x07\x00"))
     (r,) = client.measure(bad, [[]], QUICK)
     assert r.error_no == measurerd.MeasureErrorNo.INSTANTIATION_ERROR and "BadVersion" in r.error_msg

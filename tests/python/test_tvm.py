@@ -131,6 +131,41 @@ def test_workloads_measurerd_does_not_know_go_inline_as_their_dag(daemon):
     assert isinstance(runner._state.workloads[key], measurerd.TensorWorkload)
 
 
+def test_an_inline_topi_dense_keeps_its_layout_free_weight(daemon):
+    """topi's dense marks its weight layout-free; sent inline, the archive says so (format
+    version 2), so measurerd re-lays the weight out as TVM does with layout_rewrite_option 1,
+    and TVM's multi-level-tiled states, so rewritten, compute what the workload computes."""
+    from measurerd.tvm.dag import dag_archive
+    a = te.placeholder((16, 64), name="a")
+    w = te.placeholder((32, 64), name="w")
+    tensors = [a, w, topi.sigmoid(topi.nn.dense(a, w))]
+    assert dag_archive(tensors)[6] == 2
+    assert dag_archive([a, w, topi.sigmoid(topi.add(a, a))])[6] == 1
+    key = auto_scheduler.ComputeDAG(tensors).workload_key()
+    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
+    task = auto_scheduler.SearchTask(
+        workload_key=key, target=TARGET, layout_rewrite_option=1,
+        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+    policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=5)
+    states = list(policy.sample_initial_population())[:6]
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
+    results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
+    assert [int(r.error_no) for r in results] == [0] * len(states), [str(r.error_msg) for r in results]
+
+
+def test_a_global_pool_goes_inline_with_its_extents_folded(daemon):
+    """topi's global (adaptive) pool writes its reduction extents as index differences that
+    TVM's simplifier folds to constants; they go inline as those constants."""
+    d = te.placeholder((1, 8, 7, 7), name="data")
+    tensors = [d, topi.nn.global_pool(d, "avg")]
+    key = auto_scheduler.ComputeDAG(tensors).workload_key()
+    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
+    task = auto_scheduler.SearchTask(workload_key=key, target=TARGET)
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
+    (r,) = runner.measure([auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())])
+    assert int(r.error_no) == 0, str(r.error_msg)
+
+
 def test_tune_a_tvm_only_workload_inline(daemon, tmp_path):
     """A conv2d + relu known to TVM only (registered from its tensors): tuned through measurerd
     as an inline DAG, its best record built by TVM computes what the default schedule does."""

@@ -1,11 +1,12 @@
-"""The DAG archive (proto-docs/dag-format.md, binary form, version 1): a workload's whole
-tensor list as one table of nodes, each referring only to earlier ones by id, so that shared
-nodes stay shared. DagWriter appends nodes and returns their ids; the caller emits operands
-before the nodes that use them.
+"""The DAG archive (proto-docs/dag-format.md, binary form): a workload's whole tensor list as
+one table of nodes, each referring only to earlier ones by id, so that shared nodes stay
+shared. DagWriter appends nodes and returns their ids; the caller emits operands before the
+nodes that use them. The archive is format version 1, or version 2 when a compute names
+layout-free placeholders (as measurerd's own writer does).
 """
 
 import struct
-from typing import List, Sequence, Tuple
+from typing import List, Sequence, Tuple, Union
 
 DTYPES = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
 BINARY_OPS = {"+": 0, "-": 1, "*": 2, "/": 3, "floordiv": 4, "floormod": 5, "min": 6, "max": 7,
@@ -41,7 +42,9 @@ def _string(s: str) -> bytes:
 
 class DagWriter:
     def __init__(self):
-        self._nodes: List[bytes] = []
+        # A compute node is kept as (its version 1 bytes, its layout-free placeholder ids): the
+        # archive's version, known at the end, decides whether the ids are written.
+        self._nodes: List[Union[bytes, Tuple[bytes, Tuple[int, ...]]]] = []
 
     def _add(self, kind: int, *fields: bytes) -> int:
         self._nodes.append(bytes([kind]) + b"".join(fields))
@@ -66,9 +69,14 @@ class DagWriter:
         return self._add(_PLACEHOLDER, _string(name), self._dtype(dtype),
                          _varint(len(shape)) + b"".join(struct.pack("<q", d) for d in shape))
 
-    def compute(self, name: str, tag: str, dtype: str, axis: Sequence[IterVar], body: int) -> int:
-        return self._add(_COMPUTE, _string(name), _string(tag), self._dtype(dtype),
-                         self._axis(axis), _varint(body))
+    def compute(self, name: str, tag: str, dtype: str, axis: Sequence[IterVar], body: int,
+                layout_free: Sequence[int] = ()) -> int:
+        """`layout_free`: ids of placeholders (added earlier) that TVM's layout rewrite may
+        re-lay out for this op (its ``layout_free_placeholders`` attribute)."""
+        node = bytes([_COMPUTE]) + b"".join((_string(name), _string(tag), self._dtype(dtype),
+                                              self._axis(axis), _varint(body)))
+        self._nodes.append((node, tuple(layout_free)))
+        return len(self._nodes) - 1
 
     def int_imm(self, dtype: str, value: int) -> int:
         return self._add(_INT, self._dtype(dtype), struct.pack("<q", value))
@@ -103,5 +111,11 @@ class DagWriter:
 
     def archive(self, tensors: Sequence[int]) -> bytes:
         """The archive of every node added, with `tensors` (inputs, then outputs) as its list."""
-        return (b"MRDDAG" + struct.pack("<H", 1) + _varint(len(self._nodes))
-                + b"".join(self._nodes) + self._ids(tensors))
+        version = 2 if any(isinstance(n, tuple) and n[1] for n in self._nodes) else 1
+
+        def node_bytes(n):
+            if not isinstance(n, tuple):
+                return n
+            return n[0] + (self._ids(n[1]) if version == 2 else b"")
+        return (b"MRDDAG" + struct.pack("<H", version) + _varint(len(self._nodes))
+                + b"".join(node_bytes(n) for n in self._nodes) + self._ids(tensors))

@@ -11,6 +11,7 @@
 #include "common/lower/lower.h"
 #include "common/lower/rewrite_layout.h"
 #include "common/schedule/transform_steps.h"
+#include "common/serialize/serialize.h"
 #include "tests/unit/lower/lower_test_util.h"
 
 using namespace mrd;
@@ -63,6 +64,23 @@ TEST_CASE("rewrite_layout: dense's weight takes the layout TVM gives it", "[lowe
   REQUIRE(r->steps.size() == steps.size() + 2);
   CHECK(schedule::step_stage_id(r->steps.back()) == 2);
   CHECK(schedule::step_stage_id(r->steps[0]) == schedule::step_stage_id(steps[0]) + 1);
+}
+
+TEST_CASE("rewrite_layout: a dense sent as a DAG archive keeps its layout-free weight and rewrites alike", "[lower]") {
+  // What a TVM user's inline topi dense becomes: the op's layout_free_placeholders travel in
+  // the archive (format version 2), so the rewrite TVM applies happens here too.
+  json rec = record("dense_bias_relu", 6);
+  dag::ComputeDAG builtin = dag_of(rec);
+  std::vector<schedule::Step> steps = schedule::steps_from_json(rec["i"][1][1]);
+  std::string bytes = serialize::dag_to_binary(builtin.tensors());
+  std::string text = serialize::dag_to_json(builtin.tensors());
+  for (const auto& tensors : {serialize::dag_from_binary(bytes), serialize::dag_from_json(text)}) {
+    auto r = lower::rewrite_layout(dag::ComputeDAG(tensors), steps);
+    REQUIRE(r.has_value());
+    const ir::OperationNode* t = transform_op(r->tensors);
+    REQUIRE(t != nullptr);
+    CHECK(t->shape == std::vector<int64_t>{12, 1, 1, 4, 1, 16, 4});
+  }
 }
 
 TEST_CASE("rewrite_layout: the initial state and workloads without layout-free inputs are unchanged", "[lower]") {

@@ -33,7 +33,7 @@ TEST_CASE("a wrong magic is BadMagic", "[serialize]") {
 TEST_CASE("another format version is BadVersion", "[serialize]") {
   std::string bytes = dag_to_binary(matmul_dag());
   REQUIRE(bytes[6] == 1);
-  bytes[6] = 2;
+  bytes[6] = 3;
   CHECK(binary_outcome(bytes) == "BadVersion");
   bytes[6] = 0;
   CHECK(binary_outcome(bytes) == "BadVersion");

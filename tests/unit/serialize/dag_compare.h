@@ -50,6 +50,12 @@ class DagIsomorphism {
         a->shape != b->shape) {
       return fail(str_cat("op ", a->name, " differs"));
     }
+    if (a->layout_free_placeholders.size() != b->layout_free_placeholders.size()) {
+      return fail(str_cat("layout-free inputs of op ", a->name, " differ"));
+    }
+    for (size_t i = 0; i < a->layout_free_placeholders.size(); ++i) {
+      if (!ops(a->layout_free_placeholders[i], b->layout_free_placeholders[i])) return false;
+    }
     return iter_vars(a->axis, b->axis) && iter_vars(a->reduce_axis, b->reduce_axis) &&
            expr(a->body, b->body);
   }
@@ -113,7 +119,9 @@ class DagIsomorphism {
                expr(x->source, y->source) && expr(x->condition, y->condition);
       }
       case ExprKind::BufferLoad:
-        return fail("buffer load in a DAG");
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
+        return fail("a buffer load or vector node in a DAG");
     }
     return fail("unknown kind");
   }

@@ -19,6 +19,16 @@ inline std::vector<Tensor> matmul_dag() {
   return {A, B, C};
 }
 
+/// topi's dense: C = A * W^T, W layout-free (TVM's layout rewrite may re-lay it out).
+inline std::vector<Tensor> dense_dag() {
+  Tensor A = placeholder({8, 32}, "A");
+  Tensor W = placeholder({16, 32}, "W");
+  IterVar k = reduce_axis(0, 32, "k");
+  Tensor C = compute({8, 16}, [&](Var i, Var j) { return sum(A(i, k) * W(j, k), {k}); }, "T_matmul_NT", {"i", "j"}, "dense");
+  C = OperationNode::with_layout_free_placeholders(C.op(), {W.op()});
+  return {A, W, C};
+}
+
 /// D is read by two ops (E and F).
 inline std::vector<Tensor> matmul_add_dag() {
   Tensor A = placeholder({64, 32}, "A");

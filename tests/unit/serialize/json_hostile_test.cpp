@@ -75,7 +75,7 @@ TEST_CASE("a JSON header of another format or version is rejected", "[serialize]
   CHECK(json_outcome("[1, 2]") == "BadMagic");
   CHECK(json_outcome("3") == "BadMagic");
   j = tiny_json();
-  j["version"] = 2;
+  j["version"] = 3;
   CHECK(json_outcome(j.dump()) == "BadVersion");
   j["version"] = "1";
   CHECK(json_outcome(j.dump()) == "BadVersion");
@@ -120,6 +120,27 @@ TEST_CASE("JSON fields of the wrong type are Malformed", "[serialize]") {
   CHECK(with([](json& j) { j.erase("tensors"); }) == "Malformed");
   // Unknown extra members are ignored.
   CHECK(with([](json& j) { j["nodes"][0]["comment"] = "input"; }) == "ok");
+}
+
+TEST_CASE("layout-free inputs must be earlier placeholders, each once, in a version 2 archive", "[serialize]") {
+  auto with = [](auto edit) {
+    json j = tiny_json();
+    j["version"] = 2;
+    j["nodes"][5]["layout_free"] = json::array({0});
+    edit(j);
+    return json_outcome(j.dump());
+  };
+  CHECK(with([](json&) {}) == "ok");
+  CHECK(with([](json& j) { j["nodes"][5]["layout_free"] = json::array(); }) == "ok");
+  CHECK(with([](json& j) { j["nodes"][5].erase("layout_free"); }) == "Malformed");  // version 2 has the member
+  CHECK(with([](json& j) { j["nodes"][5]["layout_free"] = json::array({2}); }) == "Malformed");  // an expression
+  CHECK(with([](json& j) { j["nodes"][5]["layout_free"] = json::array({0, 0}); }) == "Malformed");
+  CHECK(with([](json& j) { j["nodes"][5]["layout_free"] = json::array({5}); }) == "Cycle");
+  CHECK(with([](json& j) { j["nodes"][5]["layout_free"] = json::array({9}); }) == "DanglingId");
+  CHECK(with([](json& j) { j["nodes"][5]["layout_free"] = json::array({0, 0, 0, 0, 0, 0, 0, 0, 0}); }) == "TooLarge");
+  CHECK(with([](json& j) { j["nodes"][5]["layout_free"] = 0; }) == "Malformed");
+  // Version 1 has no such member: one there is ignored, like any unknown member.
+  CHECK(with([](json& j) { j["version"] = 1; j["nodes"][5]["layout_free"] = json::array({2}); }) == "ok");
 }
 
 TEST_CASE("JSON arrays beyond the limits are rejected by their size", "[serialize]") {

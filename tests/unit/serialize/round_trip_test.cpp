@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "common/dag/compute_dag.h"
 #include "common/serialize/serialize.h"
@@ -16,7 +17,8 @@ std::vector<std::pair<const char*, std::vector<ir::Tensor>>> samples() {
           {"matmul+add", matmul_add_dag()},
           {"conv2d with padding", conv2d_dag()},
           {"softmax", softmax_dag()},
-          {"mixed dtypes", mixed_dtype_dag()}};
+          {"mixed dtypes", mixed_dtype_dag()},
+          {"dense with a layout-free weight", dense_dag()}};
 }
 
 void check_same_dag(const std::vector<ir::Tensor>& original,
@@ -87,4 +89,25 @@ TEST_CASE("float and integer extremes survive both forms exactly", "[serialize]"
   std::vector<ir::Tensor> dag{A, L, B};
   CHECK(dag_difference(dag, dag_from_binary(dag_to_binary(dag))).empty());
   CHECK(dag_difference(dag, dag_from_json(dag_to_json(dag))).empty());
+}
+
+TEST_CASE("a compute's layout-free inputs make a version 2 archive, a DAG without them a version 1 one", "[serialize]") {
+  std::string plain = dag_to_binary(matmul_dag());
+  CHECK(plain[6] == 1);
+  CHECK(nlohmann::json::parse(dag_to_json(matmul_dag()))["version"] == 1);
+  CHECK(dag_to_json(matmul_dag()).find("layout_free") == std::string::npos);
+
+  std::vector<ir::Tensor> dense = dense_dag();
+  std::string bytes = dag_to_binary(dense);
+  CHECK(bytes[6] == 2);
+  nlohmann::json j = nlohmann::json::parse(dag_to_json(dense));
+  CHECK(j["version"] == 2);
+  auto check_layout_free = [](const std::vector<ir::Tensor>& loaded) {
+    const ir::Operation& c = loaded.at(2).op();
+    REQUIRE(c->layout_free_placeholders.size() == 1);
+    // The very placeholder that is the workload's second input, not a copy of it.
+    CHECK(c->layout_free_placeholders[0] == loaded.at(1).op());
+  };
+  check_layout_free(dag_from_binary(bytes));
+  check_layout_free(dag_from_json(j.dump()));
 }

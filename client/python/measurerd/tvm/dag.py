@@ -4,7 +4,10 @@ registry does not have (a TVM-only function, or one registered from tensors) is 
 Covers what measurerd's IR has: placeholders and single-output compute ops of bool, int32,
 int64, float32 and float64; arithmetic, comparisons, logic, select, cast, exp, log, sqrt,
 tanh, sigmoid, fabs, pow, if_then_else, likely, tensor reads, and sum/max/min reductions (with
-a condition). Anything else raises UnsupportedExpression naming it.
+a condition). A compute's ``layout_free_placeholders`` attribute (topi's dense, batch_matmul,
+matmul) goes along, so that measurerd re-lays those inputs out as TVM's layout rewrite does;
+axis bounds that TVM's simplifier folds to constants (an adaptive pool's) go as those
+constants. Anything else raises UnsupportedExpression naming it.
 """
 
 from typing import Dict
@@ -53,16 +56,18 @@ class _Translator:
                 if len(op.body) != 1:
                     raise UnsupportedExpression("compute %s has %d outputs; measurerd's have one"
                                                 % (op.name, len(op.body)))
+                layout_free = [self.op(t.op) for t in _layout_free_placeholders(op)]
                 axis = [self.iter_var(iv) for iv in op.axis]
                 body = self.expr(op.body[0])
-                return self.w.compute(op.name, str(op.tag), str(op.output(0).dtype), axis, body)
+                return self.w.compute(op.name, str(op.tag), str(op.output(0).dtype), axis, body,
+                                      layout_free)
             raise UnsupportedExpression("operation %s is a %s; measurerd has placeholders and "
                                         "compute ops" % (op.name, type(op).__name__))
         return self._memo(op, make)
 
     def iter_var(self, iv):
         dom = iv.dom
-        return (self.var(iv.var), _int(dom.min), _int(dom.extent))
+        return (self.var(iv.var), _int(_simplified(dom.min)), _int(_simplified(dom.extent)))
 
     def var(self, v) -> int:
         return self._memo(v, lambda: self.w.var(v.name, str(v.dtype)))
@@ -119,6 +124,29 @@ class _Translator:
         if not (isinstance(cond, tir.IntImm) and int(cond.value) == 1):
             operands.append(self.expr(cond))
         return self.w.reduce(str(e.dtype), op, axis, operands)
+
+
+def _layout_free_placeholders(op):
+    """The placeholders the op's ``layout_free_placeholders`` attribute names (set by topi's
+    dense, batch_matmul and matmul): with layout_rewrite_option 1, TVM re-lays them out."""
+    attrs = op.attrs
+    if attrs is None or "layout_free_placeholders" not in attrs:
+        return []
+    out = []
+    for t in attrs["layout_free_placeholders"]:
+        if not isinstance(t.op, te.PlaceholderOp):
+            raise UnsupportedExpression("layout-free input %s of %s is not a placeholder"
+                                        % (t.op.name, op.name))
+        out.append(t)
+    return out
+
+
+def _simplified(v):
+    """An axis bound as TVM's simplifier folds it: the reduction extent of an adaptive (and
+    global) pool is written as a difference of index expressions that is constant."""
+    if isinstance(v, (int, tir.IntImm)):
+        return v
+    return tvm.arith.Analyzer().simplify(v)
 
 
 def _int(v) -> int:
