@@ -262,19 +262,65 @@ void collect(const Expr& e, int64_t scale, LinearForm& f) {
   add_term(f, e, scale);
 }
 
+/// Sums and products of constants wrap as the expression's own arithmetic does: for int32
+/// that is modulo 2^32, so every coefficient is brought back to a value of the type.
+void normalize(LinearForm& f) {
+  f.constant = wrap_int(f.dtype, f.constant);
+  for (auto& t : f.terms) t.second = wrap_int(f.dtype, t.second);
+  f.terms.erase(
+      std::remove_if(f.terms.begin(), f.terms.end(), [](const auto& t) { return t.second == 0; }),
+      f.terms.end());
+}
+
+/// The term index of floormod(x, c) matching the floordiv(x, c) term at `div` when their
+/// coefficients are k * c and k, else npos.
+size_t matching_mod(const LinearForm& f, size_t div) {
+  const BinaryNode* d = f.terms[div].first.as<BinaryNode>();
+  const int64_t* c = d && d->op == BinaryOp::FloorDiv ? as_const_int(d->b) : nullptr;
+  if (!c || *c <= 0) return std::string::npos;
+  for (size_t j = 0; j < f.terms.size(); ++j) {
+    const BinaryNode* m = f.terms[j].first.as<BinaryNode>();
+    if (!m || m->op != BinaryOp::FloorMod) continue;
+    const int64_t* cm = as_const_int(m->b);
+    if (!cm || *cm != *c || !structural_equal(m->a, d->a)) continue;
+    if (wrap_int(f.dtype, wrapping_mul(f.terms[j].second, *c)) == f.terms[div].second) return j;
+  }
+  return std::string::npos;
+}
+
+/// floordiv(x, c) * (c * k) + floormod(x, c) * k is x * k (c > 0), as TVM's canonical
+/// simplifier recombines the pieces of a split or fused index; x's terms take the place of
+/// the floordiv term.
+void merge_div_mod(LinearForm& f) {
+  for (size_t i = 0; i < f.terms.size(); ++i) {
+    size_t j = matching_mod(f, i);
+    if (j == std::string::npos) continue;
+    Expr x = f.terms[i].first.as<BinaryNode>()->a;
+    int64_t k = f.terms[j].second;
+    LinearForm merged;
+    merged.dtype = f.dtype;
+    merged.constant = f.constant;
+    for (size_t t = 0; t < f.terms.size(); ++t) {
+      if (t == i) {
+        collect(x, k, merged);
+      } else if (t != j) {
+        add_term(merged, f.terms[t].first, f.terms[t].second);
+      }
+    }
+    normalize(merged);
+    f = std::move(merged);
+    i = static_cast<size_t>(-1);  // start over: x may hold more pieces to merge
+  }
+}
+
 }  // namespace
 
 LinearForm to_linear(const Expr& e) {
   LinearForm f;
   f.dtype = e->dtype;
   collect(e, 1, f);
-  // Sums and products of constants wrap as the expression's own arithmetic does: for int32
-  // that is modulo 2^32, so every coefficient is brought back to an int32 value.
-  f.constant = wrap_int(f.dtype, f.constant);
-  for (auto& t : f.terms) t.second = wrap_int(f.dtype, t.second);
-  f.terms.erase(
-      std::remove_if(f.terms.begin(), f.terms.end(), [](const auto& t) { return t.second == 0; }),
-      f.terms.end());
+  normalize(f);
+  merge_div_mod(f);
   return f;
 }
 

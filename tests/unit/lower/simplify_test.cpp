@@ -27,6 +27,24 @@ TEST_CASE("simplify folds constants and cancels linear terms", "[lower][simplify
   CHECK(to_string(simplify_expr(select(Expr(1) < Expr(2), x, y))) == "x");
 }
 
+TEST_CASE("simplify recombines the pieces of a split index, as TVM's canonical simplifier", "[lower][simplify]") {
+  Var f("f"), i("i"), g("g");
+  // a[floordiv(f, 64), floormod(f, 64), i] of a [8, 64, 128] tensor is a[f * 128 + i].
+  CHECK(to_string(simplify_expr(floordiv(f, Expr(64)) * Expr(8192) + floormod(f, Expr(64)) * Expr(128) + i)) ==
+        "((f*128) + i)");
+  CHECK(to_string(simplify_expr(floormod(f, Expr(4)) + floordiv(f, Expr(4)) * Expr(4))) == "f");
+  // Nested: the recombined x is itself a split of f.
+  Expr x = floordiv(f, Expr(4)) * Expr(4) + floormod(f, Expr(4)) + g * Expr(32);
+  CHECK(to_string(simplify_expr(floordiv(x, Expr(8)) * Expr(8) + floormod(x, Expr(8)))) == "(f + (g*32))");
+  // Left alone: other divisors, coefficients that are not k*c and k, different dividends.
+  CHECK(to_string(simplify_expr(floordiv(f, Expr(64)) * Expr(100) + floormod(f, Expr(64)))) ==
+        "((floordiv(f, 64)*100) + floormod(f, 64))");
+  CHECK(to_string(simplify_expr(floordiv(f, Expr(8)) * Expr(4) + floormod(f, Expr(4)))) ==
+        "((floordiv(f, 8)*4) + floormod(f, 4))");
+  CHECK(to_string(simplify_expr(floordiv(f, Expr(4)) * Expr(4) + floormod(g, Expr(4)))) ==
+        "((floordiv(f, 4)*4) + floormod(g, 4))");
+}
+
 TEST_CASE("simplify removes guards the loop ranges prove", "[lower][simplify]") {
   Buffer b = BufferNode::make("b", DType::Float32, {10});
   Var i("i");
