@@ -15,8 +15,6 @@ import json
 import os
 import random
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +26,10 @@ from tvm import auto_scheduler, te
 import measurerd
 import measurerd.tvm
 from measurerd import records
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from bench_lib.daemon import start_daemon  # noqa: E402
 
 OPTIONS = dict(number=3, repeat=1, min_repeat_ms=100)
 
@@ -61,25 +63,6 @@ class MeasureClock:
             finally:
                 self.seconds += time.time() - start
         tvm.register_func(name, timed, override=True)
-
-
-def start_daemon(build, workers, directory):
-    """measurerd on a private socket; ready when it says READY=1 and answers a Hello."""
-    sock = os.path.join(directory, "measurerd.sock")
-    notify_path = os.path.join(directory, "notify.sock")
-    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    notify.bind(notify_path)
-    notify.settimeout(120)
-    log = open(os.path.join(directory, "measurerd.log"), "wb")
-    proc = subprocess.Popen([os.path.join(build, "daemon", "measurerd"), "--socket", sock,
-                             "--workers", str(workers), "--cache-dir",
-                             os.path.join(directory, "cache")],
-                            env=dict(os.environ, NOTIFY_SOCKET=notify_path), stderr=log)
-    while b"READY=1" not in notify.recv(4096):
-        pass
-    notify.close()
-    measurerd.Client(sock).close()
-    return proc, sock
 
 
 class ErrorMessages(auto_scheduler.measure.PythonBasedMeasureCallback):

@@ -60,34 +60,32 @@ def test_measure_takes_a_task_key_and_tvm_state_form(client):
     assert a.ok and b.ok
 
 
-def test_a_tensor_workload_goes_inline_as_a_dag_archive(client):
+def _matmul_archive(dense: bool) -> bytes:
+    """C = A * B (32x16 by 16x24) as a DAG archive; with `dense`, topi's dense C = A * W^T
+    whose weight W (24x16) is layout-free."""
     from measurerd.dag import DagWriter
     w = DagWriter()
     a = w.placeholder("A", "float32", [32, 16])
-    b = w.placeholder("B", "float32", [16, 24])
+    b = w.placeholder("W" if dense else "B", "float32", [24, 16] if dense else [16, 24])
     i, j, k = w.var("i", "int32"), w.var("j", "int32"), w.var("k", "int32")
     prod = w.binary("float32", "*", w.tensor_read("float32", a, [i, k]),
-                    w.tensor_read("float32", b, [k, j]))
-    c = w.compute("C", "", "float32", [(i, 0, 32), (j, 0, 24)],
-                  w.reduce("float32", "sum", [(k, 0, 16)], [prod]))
-    task = measurerd.Task(measurerd.TensorWorkload('["inline-matmul"]', w.archive([a, b, c])))
+                    w.tensor_read("float32", b, [j, k] if dense else [k, j]))
+    c = w.compute("C", "dense" if dense else "", "float32", [(i, 0, 32), (j, 0, 24)],
+                  w.reduce("float32", "sum", [(k, 0, 16)], [prod]), layout_free=[b] if dense else [])
+    return w.archive([a, b, c])
+
+
+def test_a_tensor_workload_goes_inline_as_a_dag_archive(client):
+    archive = _matmul_archive(dense=False)
+    assert archive[6] == 1  # format version 1: no layout-free input
+    task = measurerd.Task(measurerd.TensorWorkload('["inline-matmul"]', archive))
     ok, tiled, broken = client.measure(task, [[], [["SP", 2, 0, 32, [4], 1]],
                                               [["SP", 2, 0, 32, [4], 1]]],
                                        dict(number=1, min_repeat_ms=0, check_correctness=True))
     assert ok.ok and tiled.ok, (ok.error_msg, tiled.error_msg)
-    assert w.archive([a, b, c])[6] == 1
 
-    # A dense (C = A * W^T) whose weight is layout-free: a version 2 archive.
-    w = DagWriter()
-    a = w.placeholder("A", "float32", [32, 16])
-    wt = w.placeholder("W", "float32", [24, 16])
-    i, j, k = w.var("i", "int32"), w.var("j", "int32"), w.var("k", "int32")
-    prod = w.binary("float32", "*", w.tensor_read("float32", a, [i, k]),
-                    w.tensor_read("float32", wt, [j, k]))
-    c = w.compute("T_matmul_NT", "dense", "float32", [(i, 0, 32), (j, 0, 24)],
-                  w.reduce("float32", "sum", [(k, 0, 16)], [prod]), layout_free=[wt])
-    archive = w.archive([a, wt, c])
-    assert archive[6] == 2
+    archive = _matmul_archive(dense=True)
+    assert archive[6] == 2  # version 2: the weight is layout-free
     dense = measurerd.Task(measurerd.TensorWorkload('["inline-dense"]', archive))
     (r,) = client.measure(dense, [[["SP", 2, 0, 32, [4], 1]]], dict(number=1, min_repeat_ms=0, check_correctness=True))
     assert r.ok, r.error_msg

@@ -1,0 +1,229 @@
+"""The body of scripts/bench-topi: workloads only TVM knows (topi operators and plain tensor
+expressions, registered from their tensors, so that measurerd.tvm sends each as its DAG,
+inline) measured on the same states by TVM v0.14's LocalBuilder + LocalRunner and by measurerd
+through measurerd.tvm.Runner (a private daemon), in one process.
+
+For each workload: TVM's SketchPolicy (random cost model, --seed) samples --states states,
+the initial state first. In each of --passes passes, TVM builds them all
+(LocalBuilder(n_parallel=2)), then each state is timed by TVM's LocalRunner and by measurerd
+right after one another (who goes first alternates); each side keeps its lowest mean per
+state. measurerd checks
+each result against its reference interpreter (check_correctness). Both sides use number 3,
+repeat 1, min_repeat_ms --min-repeat-ms, target llvm -mcpu=znver3, HardwareParams(1, 64, 64,
+0, 0, 0, 0, 0), layout_rewrite_option 1, TVM_NUM_THREADS=1.
+
+Printed per workload: states, compared (both succeeded), failures on each side with their
+messages, the Spearman rank correlation of our costs with TVM's, the 10th/50th/90th
+percentile of our cost / TVM's and the share within 1.5x; then the mean Spearman and the
+pooled ratios over all workloads. A workload measurerd refuses is listed with the reason."""
+
+import argparse
+import os
+import sys
+import tempfile
+
+import numpy as np
+import tvm
+from tvm import auto_scheduler, te, topi
+
+import measurerd.tvm
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from bench_lib import stats  # noqa: E402
+from bench_lib.daemon import start_daemon  # noqa: E402
+
+TARGET = "llvm -mcpu=znver3"
+WITHIN = 1.5
+
+
+def conv_bias_relu():
+    d = te.placeholder((1, 64, 28, 28), name="data")
+    w = te.placeholder((64, 64, 3, 3), name="w")
+    b = te.placeholder((64, 1, 1), name="b")
+    return [d, w, b, topi.nn.relu(topi.add(topi.nn.conv2d_nchw(d, w, 1, 1, 1), b))]
+
+
+def conv_dilated():
+    d = te.placeholder((1, 32, 30, 30), name="data")
+    w = te.placeholder((32, 32, 3, 3), name="w")
+    return [d, w, topi.nn.conv2d_nchw(d, w, 1, 2, 2)]
+
+
+def conv1x1_stride2():
+    d = te.placeholder((1, 128, 28, 28), name="data")
+    w = te.placeholder((256, 128, 1, 1), name="w")
+    return [d, w, topi.nn.conv2d_nchw(d, w, 2, 0, 1)]
+
+
+def conv_transpose():
+    d = te.placeholder((1, 32, 14, 14), name="data")
+    w = te.placeholder((32, 16, 4, 4), name="w")
+    return [d, w, topi.nn.conv2d_transpose_nchw(d, w, (2, 2), (1, 1), "float32", (0, 0))]
+
+
+def avg_pool():
+    d = te.placeholder((1, 32, 56, 56), name="data")
+    return [d, topi.nn.pool2d(d, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "avg",
+                              count_include_pad=False)]
+
+
+def global_pool():
+    d = te.placeholder((1, 256, 14, 14), name="data")
+    return [d, topi.nn.global_pool(d, "avg")]
+
+
+def dense_sigmoid():
+    a = te.placeholder((32, 512), name="a")
+    w = te.placeholder((256, 512), name="w")
+    return [a, w, topi.sigmoid(topi.nn.dense(a, w))]
+
+
+def matmul_tanh_odd():
+    a = te.placeholder((100, 300), name="a")
+    b = te.placeholder((300, 70), name="b")
+    k = te.reduce_axis((0, 300), name="k")
+    c = te.compute((100, 70), lambda i, j: te.sum(a[i, k] * b[k, j], axis=k), name="c")
+    return [a, b, topi.tanh(c)]
+
+
+def softmax3d():
+    a = te.placeholder((8, 64, 128), name="a")
+    return [a, topi.nn.softmax(a, axis=-1)]
+
+
+def sum_axis():
+    a = te.placeholder((64, 512, 32), name="a")
+    return [a, topi.sum(a, axis=1)]
+
+
+def max_of_exp():
+    a = te.placeholder((128, 1024), name="a")
+    k = te.reduce_axis((0, 1024), name="k")
+    return [a, te.compute((128,), lambda i: te.max(te.exp(a[i, k]), axis=k), name="m")]
+
+
+def batch_norm_relu():
+    x = te.placeholder((1, 64, 56, 56), name="x")
+    g, be, m, v = (te.placeholder((64,), name=n) for n in ("g", "be", "m", "v"))
+    y = te.compute(x.shape, lambda n, c, h, w: (x[n, c, h, w] - m[c]) / te.sqrt(v[c] + 1e-5)
+                   * g[c] + be[c], name="bn")
+    return [x, g, be, m, v, topi.nn.relu(y)]
+
+
+WORKLOADS = {f.__name__: f for f in (conv_bias_relu, conv_dilated, conv1x1_stride2,
+                                     conv_transpose, avg_pool, global_pool, dense_sigmoid,
+                                     matmul_tanh_odd, softmax3d, sum_axis, max_of_exp,
+                                     batch_norm_relu)}
+
+
+def search_task(tensors):
+    key = auto_scheduler.ComputeDAG(tensors).workload_key()
+    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
+    return auto_scheduler.SearchTask(
+        workload_key=key, target=tvm.target.Target(TARGET), layout_rewrite_option=1,
+        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+
+
+def mean_cost(result):
+    return float(np.mean([float(c) for c in result.costs]))
+
+
+def measure(name, args, runner):
+    """(TVM's costs, ours, failure lines) of one workload; a failed state's cost is None."""
+    task = search_task(WORKLOADS[name]())
+    policy = auto_scheduler.SketchPolicy(task, program_cost_model=auto_scheduler.RandomModel(),
+                                         seed=args.seed, verbose=0)
+    states = [task.compute_dag.get_init_state()] + list(
+        policy.sample_initial_population())[:args.states - 1]
+    inputs = [auto_scheduler.MeasureInput(task, s) for s in states]
+    local = auto_scheduler.LocalRunner(number=3, repeat=1, min_repeat_ms=args.min_repeat_ms,
+                                       timeout=20)
+    tvm_costs, our_costs, failures = [None] * len(inputs), [None] * len(inputs), []
+
+    def keep(costs, i, side, result):
+        if int(result.error_no) != 0:
+            failures.append("state %d %s: error %d %s" % (i, side, int(result.error_no),
+                                                          str(result.error_msg)[:200]))
+            return
+        c = mean_cost(result)
+        costs[i] = c if costs[i] is None else min(costs[i], c)
+
+    for p in range(args.passes):
+        # TVM's runner deletes each built file once it ran it: a build per pass.
+        built = auto_scheduler.LocalBuilder(n_parallel=2, timeout=30).build(inputs, verbose=0)
+        for i, inp in enumerate(inputs):
+            sides = [("tvm", lambda: local.run([inp], [built[i]], verbose=0)[0], tvm_costs),
+                     ("measurerd", lambda: runner.measure([inp])[0], our_costs)]
+            for side, run, costs in (sides if (i + p) % 2 == 0 else sides[::-1]):
+                keep(costs, i, side, run())
+    return tvm_costs, our_costs, sorted(set(failures))
+
+
+def spearman(tvm_costs, our_costs):
+    pairs = [(t, o) for t, o in zip(tvm_costs, our_costs) if t is not None and o is not None]
+    if len(pairs) < 3:
+        return float("nan")
+    return stats.spearman([t for t, _ in pairs], [o for _, o in pairs])
+
+
+def row(label, tvm_costs, our_costs, rho):
+    pairs = [(t, o) for t, o in zip(tvm_costs, our_costs) if t is not None and o is not None]
+    ratios = [o / t for t, o in pairs]
+    pct = [stats.percentile(ratios, q) if ratios else float("nan") for q in (10, 50, 90)]
+    share = stats.share_within(ratios, WITHIN) if ratios else float("nan")
+    return "  %-16s %6d %4d %8.3f %9.2f %6.2f %5.2f %6.0f%%" % (
+        label, len(tvm_costs), len(pairs), rho, pct[0], pct[1], pct[2], 100 * share)
+
+
+def main():
+    p = argparse.ArgumentParser(prog="bench-topi", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("workloads", nargs="*", metavar="WORKLOAD",
+                   help="workloads to measure (default: all of %s)" % ", ".join(WORKLOADS))
+    p.add_argument("--states", type=int, default=16, help="states per workload (default 16)")
+    p.add_argument("--passes", type=int, default=2, help="timings per state and side (default 2)")
+    p.add_argument("--seed", type=int, default=1, help="SketchPolicy seed (default 1)")
+    p.add_argument("--min-repeat-ms", type=int, default=50, help="both sides (default 50)")
+    p.add_argument("--build", default="build", help="measurerd's build directory (default build)")
+    args = p.parse_args()
+    unknown = [w for w in args.workloads if w not in WORKLOADS]
+    if unknown:
+        p.error("unknown workload %s; known: %s" % (", ".join(unknown), ", ".join(WORKLOADS)))
+    if args.states < 1 or args.passes < 1:
+        p.error("--states and --passes must be at least 1")
+    tmp = tempfile.mkdtemp(prefix="bench-topi-")
+    proc, sock = start_daemon(args.build, 1, tmp)
+    try:
+        runner = measurerd.tvm.Runner(sock, verbose=0, check_correctness=True, number=3,
+                                      repeat=1, min_repeat_ms=args.min_repeat_ms)
+        print("bench-topi: TVM %s and measurerd (%s), %s, %d states per workload, %d passes; "
+              "ratio = our mean cost / TVM's" % (tvm.__version__, args.build, TARGET, args.states,
+                                                  args.passes), flush=True)
+        print("  %-16s %6s %4s %8s %9s %6s %5s %7s" % ("workload", "states", "cmp", "spearman",
+                                                      "ratio p10", "median", "p90", "in1.5x"))
+        all_tvm, all_ours, spearmans = [], [], []
+        for name in args.workloads or WORKLOADS:
+            try:
+                tvm_costs, our_costs, failures = measure(name, args, runner)
+            except measurerd.tvm.UnsupportedWorkload as e:
+                print("  %-16s refused by measurerd: %s" % (name, str(e)[:300]), flush=True)
+                continue
+            rho = spearman(tvm_costs, our_costs)
+            if rho == rho:
+                spearmans.append(rho)
+            print(row(name, tvm_costs, our_costs, rho), flush=True)
+            for f in failures:
+                print("      " + f, flush=True)
+            all_tvm += tvm_costs
+            all_ours += our_costs
+        mean_rho = sum(spearmans) / len(spearmans) if spearmans else float("nan")
+        print(row("all", all_tvm, all_ours, mean_rho))
+        print("  (all: spearman is the mean of the workloads' values; the ratios are pooled)")
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+if __name__ == "__main__":
+    main()
