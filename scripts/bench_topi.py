@@ -19,6 +19,7 @@ pooled ratios over all workloads. A workload measurerd refuses is listed with th
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
 
@@ -192,6 +193,8 @@ def main():
         p.error("unknown workload %s; known: %s" % (", ".join(unknown), ", ".join(WORKLOADS)))
     if args.states < 1 or args.passes < 1:
         p.error("--states and --passes must be at least 1")
+    # SIGTERM unwinds like Ctrl-C, so that the daemon below is stopped either way.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     tmp = tempfile.mkdtemp(prefix="bench-topi-")
     proc, sock = start_daemon(args.build, 1, tmp)
     try:
