@@ -109,8 +109,6 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   };
   using CseScope = std::unordered_map<size_t, std::vector<CseEntry>>;
 
-  /// The operands of the expressions that CSE may share (loads and reductions have none here:
-  /// they are never shared).
   /// No memory read and no branch anywhere inside (memoized by node, like hash_).
   bool pure(const Expr& e) {
     auto it = pure_.find(e.get());

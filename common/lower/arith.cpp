@@ -273,11 +273,11 @@ void normalize(LinearForm& f) {
 }
 
 /// The term index of floormod(x, c) matching the floordiv(x, c) term at `div` when their
-/// coefficients are k * c and k, else npos.
-size_t matching_mod(const LinearForm& f, size_t div) {
+/// coefficients are k * c and k.
+std::optional<size_t> matching_mod(const LinearForm& f, size_t div) {
   const BinaryNode* d = f.terms[div].first.as<BinaryNode>();
   const int64_t* c = d && d->op == BinaryOp::FloorDiv ? as_const_int(d->b) : nullptr;
-  if (!c || *c <= 0) return std::string::npos;
+  if (!c || *c <= 0) return std::nullopt;
   for (size_t j = 0; j < f.terms.size(); ++j) {
     const BinaryNode* m = f.terms[j].first.as<BinaryNode>();
     if (!m || m->op != BinaryOp::FloorMod) continue;
@@ -285,32 +285,32 @@ size_t matching_mod(const LinearForm& f, size_t div) {
     if (!cm || *cm != *c || !structural_equal(m->a, d->a)) continue;
     if (wrap_int(f.dtype, wrapping_mul(f.terms[j].second, *c)) == f.terms[div].second) return j;
   }
-  return std::string::npos;
+  return std::nullopt;
 }
 
-/// floordiv(x, c) * (c * k) + floormod(x, c) * k is x * k (c > 0), as TVM's canonical
-/// simplifier recombines the pieces of a split or fused index; x's terms take the place of
-/// the floordiv term.
-void merge_div_mod(LinearForm& f) {
+/// Rewrites the first floordiv(x, c) * (c * k) + floormod(x, c) * k of `f` as x * k (c > 0),
+/// x's terms taking the place of the floordiv term; false when there is none.
+bool merge_one_div_mod(LinearForm& f) {
   for (size_t i = 0; i < f.terms.size(); ++i) {
-    size_t j = matching_mod(f, i);
-    if (j == std::string::npos) continue;
+    std::optional<size_t> j = matching_mod(f, i);
+    if (!j) continue;
     Expr x = f.terms[i].first.as<BinaryNode>()->a;
-    int64_t k = f.terms[j].second;
+    int64_t k = f.terms[*j].second;
     LinearForm merged;
     merged.dtype = f.dtype;
     merged.constant = f.constant;
     for (size_t t = 0; t < f.terms.size(); ++t) {
       if (t == i) {
         collect(x, k, merged);
-      } else if (t != j) {
+      } else if (t != *j) {
         add_term(merged, f.terms[t].first, f.terms[t].second);
       }
     }
     normalize(merged);
     f = std::move(merged);
-    i = static_cast<size_t>(-1);  // start over: x may hold more pieces to merge
+    return true;
   }
+  return false;
 }
 
 }  // namespace
@@ -320,7 +320,10 @@ LinearForm to_linear(const Expr& e) {
   f.dtype = e->dtype;
   collect(e, 1, f);
   normalize(f);
-  merge_div_mod(f);
+  // As TVM's canonical simplifier, recombine the pieces of a split or fused index; x may
+  // itself hold more pieces, so until none is left.
+  while (merge_one_div_mod(f)) {
+  }
   return f;
 }
 
