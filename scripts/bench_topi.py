@@ -161,20 +161,23 @@ def measure(name, args, runner):
     return tvm_costs, our_costs, sorted(set(failures))
 
 
-def spearman(tvm_costs, our_costs):
-    pairs = [(t, o) for t, o in zip(tvm_costs, our_costs) if t is not None and o is not None]
+def compared(tvm_costs, our_costs):
+    """(TVM's cost, ours) of the states both sides measured."""
+    return [(t, o) for t, o in zip(tvm_costs, our_costs) if t is not None and o is not None]
+
+
+def spearman(pairs):
     if len(pairs) < 3:
         return float("nan")
     return stats.spearman([t for t, _ in pairs], [o for _, o in pairs])
 
 
-def row(label, tvm_costs, our_costs, rho):
-    pairs = [(t, o) for t, o in zip(tvm_costs, our_costs) if t is not None and o is not None]
+def row(label, states, pairs, rho):
     ratios = [o / t for t, o in pairs]
     pct = [stats.percentile(ratios, q) if ratios else float("nan") for q in (10, 50, 90)]
     share = stats.share_within(ratios, WITHIN) if ratios else float("nan")
     return "  %-16s %6d %4d %8.3f %9.2f %6.2f %5.2f %6.0f%%" % (
-        label, len(tvm_costs), len(pairs), rho, pct[0], pct[1], pct[2], 100 * share)
+        label, states, len(pairs), rho, pct[0], pct[1], pct[2], 100 * share)
 
 
 def main():
@@ -212,16 +215,17 @@ def main():
             except measurerd.tvm.UnsupportedWorkload as e:
                 print("  %-16s refused by measurerd: %s" % (name, str(e)[:300]), flush=True)
                 continue
-            rho = spearman(tvm_costs, our_costs)
+            pairs = compared(tvm_costs, our_costs)
+            rho = spearman(pairs)
             if rho == rho:
                 spearmans.append(rho)
-            print(row(name, tvm_costs, our_costs, rho), flush=True)
+            print(row(name, len(tvm_costs), pairs, rho), flush=True)
             for f in failures:
                 print("      " + f, flush=True)
             all_tvm += tvm_costs
             all_ours += our_costs
         mean_rho = sum(spearmans) / len(spearmans) if spearmans else float("nan")
-        print(row("all", all_tvm, all_ours, mean_rho))
+        print(row("all", len(all_tvm), compared(all_tvm, all_ours), mean_rho))
         print("  (all: spearman is the mean of the workloads' values; the ratios are pooled)")
     finally:
         proc.terminate()
