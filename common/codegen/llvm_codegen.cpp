@@ -21,6 +21,7 @@
 #include "common/ir/expr_functor.h"
 #include "common/ir/expr_queries.h"
 #include "common/ir/stmt_functor.h"
+#include "common/ir/substitute.h"
 #include "common/lower/arith.h"
 #include "common/util/error.h"
 
@@ -100,9 +101,9 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   // --- common subexpressions ----------------------------------------------------------
   // Each pure expression (no memory read, no branch) is emitted once per region: a value
   // from an enclosing region dominates the inner ones, and a region's values are dropped when
-  // it ends (a loop body, a branch, a let's body). TVM gets the same from its
-  // CommonSubexprElimTIR pass; here it keeps the module LLVM must optimize small. What
-  // occurs under several branches arrives already bound by a let (share_guarded_subexprs).
+  // it ends (a loop body, a branch, a let's body). What TVM's CommonSubexprElimTIR shares
+  // arrives bound by lets (common_subexpr_elim), emitted where the lets are; this catches
+  // what that pass leaves, and keeps the module LLVM must optimize small.
   struct CseEntry {
     Expr expr;
     llvm::Value* value;
@@ -237,8 +238,16 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
         const LetNode* op = s.as<LetNode>();
         const VarNode* v = op->var.as<VarNode>();
         vars_[v] = visit(op->value);
+        // What the variable holds stays known, as TVM's codegen binds it in its analyzer:
+        // its range (for divisions) and its value (for the alignment of an access).
+        let_values_[v] = ir::substitute(op->value, let_values_);
+        if (op->value->lanes == 1 && is_int(op->value->dtype)) {
+          if (auto r = lower::const_bound(op->value, ranges_)) ranges_[v] = *r;
+        }
         in_region([&] { emit(op->body); });
         vars_.erase(v);
+        let_values_.erase(v);
+        ranges_.erase(v);
         return;
       }
     }
@@ -458,7 +467,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   /// the largest power of two dividing every coefficient and the constant of its linear form.
   unsigned alignment(const Expr& index, DType t, int lanes) {
     unsigned elem = static_cast<unsigned>(dtype_bytes(t));
-    lower::LinearForm f = lower::to_linear(index);
+    lower::LinearForm f = lower::to_linear(let_values_.empty() ? index : ir::substitute(index, let_values_));
     uint64_t g = static_cast<uint64_t>(f.constant < 0 ? -f.constant : f.constant);
     for (const auto& term : f.terms) {
       uint64_t c = static_cast<uint64_t>(term.second < 0 ? -term.second : term.second);
@@ -795,6 +804,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   std::unordered_map<const VarNode*, llvm::Value*> vars_;
   std::unordered_map<const BufferNode*, llvm::Value*> buffers_;
   lower::VarRanges ranges_;
+  ir::VarMap let_values_;  // the value of each let variable in scope, in loop variables
   std::vector<CseScope> cse_;
   lower::StructuralHasher hash_;  // the CSE tables' keys
   std::unordered_map<const ExprNode*, bool> pure_;

@@ -8,6 +8,7 @@
 
 #include "common/ir/printer.h"
 #include "common/lower/bind_buffers.h"
+#include "common/lower/common_subexpr_elim.h"
 #include "common/lower/expand_unrolled.h"
 #include "common/lower/hoist_allocations.h"
 #include "common/lower/hoist_guard_bounds.h"
@@ -17,7 +18,6 @@
 #include "common/lower/lower_context.h"
 #include "common/lower/rewrite_layout.h"
 #include "common/lower/schedule_ops.h"
-#include "common/lower/share_guarded_subexprs.h"
 #include "common/lower/simplify.h"
 #include "common/lower/storage_flatten.h"
 #include "common/lower/unroll_loop.h"
@@ -92,7 +92,7 @@ ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend) {
     run_pass("hoist_allocations", s, hoist_allocations);
     run_pass("expand_unrolled", s, [](const ir::Stmt& x) { return expand_unrolled(x, kMaxUnrolledStoresLLVM); });
     run_pass("simplify", s, [](const ir::Stmt& x) { return simplify(x); });
-    run_pass("share_guarded_subexprs", s, share_guarded_subexprs);
+    run_pass("common_subexpr_elim", s, common_subexpr_elim);
   } else {
     run_pass("expand_unrolled", s, [](const ir::Stmt& x) { return expand_unrolled(x, kMaxUnrolledStoresC); });
     run_pass("lift_guards", s, lift_guards);
