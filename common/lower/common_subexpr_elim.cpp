@@ -1,5 +1,6 @@
 #include "common/lower/common_subexpr_elim.h"
 
+#include <optional>
 #include <queue>
 #include <string>
 #include <unordered_map>
@@ -27,8 +28,8 @@ class Table {
   };
 
   void add(const Expr& e, size_t hash, size_t count) {
-    if (Entry* en = entry(e, hash)) {
-      en->count += count;
+    if (std::optional<size_t> i = position(e, hash)) {
+      entries_[*i].count += count;
       return;
     }
     index_[hash].push_back(entries_.size());
@@ -37,18 +38,21 @@ class Table {
   void add(const Table& other) {
     for (const Entry& en : other.entries_) add(en.expr, en.hash, en.count);
   }
-  const Entry* find(const Expr& e, size_t hash) const { return const_cast<Table*>(this)->entry(e, hash); }
+  const Entry* find(const Expr& e, size_t hash) const {
+    std::optional<size_t> i = position(e, hash);
+    return i ? &entries_[*i] : nullptr;
+  }
   const std::vector<Entry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
 
  private:
-  Entry* entry(const Expr& e, size_t hash) {
+  std::optional<size_t> position(const Expr& e, size_t hash) const {
     auto it = index_.find(hash);
-    if (it == index_.end()) return nullptr;
+    if (it == index_.end()) return std::nullopt;
     for (size_t i : it->second) {
-      if (structural_equal(entries_[i].expr, e)) return &entries_[i];
+      if (structural_equal(entries_[i].expr, e)) return i;
     }
-    return nullptr;
+    return std::nullopt;
   }
 
   std::vector<Entry> entries_;

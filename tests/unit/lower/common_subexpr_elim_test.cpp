@@ -1,6 +1,6 @@
 // TVM's CommonSubexprElimTIR on hand-built IR, compared as printed IR with what TVM v0.14's
-// pass makes of the same TIR (each expected text below is its output, renamed), and on a padded
-// pooling window lowered and run against the reference interpreter.
+// pass makes of the same TIR (each expected text is its output, in our printer's form), and on
+// a padded pooling window lowered and run against the reference interpreter.
 #include "common/lower/common_subexpr_elim.h"
 
 #include <catch2/catch.hpp>
