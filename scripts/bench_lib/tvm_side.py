@@ -16,9 +16,11 @@ what scripts/bench-fidelity starts as a subprocess; the request is
 and the result
 
     {"tvm_version": "0.14.0", "results": [{"state": i, "costs": [...], "error_no": 0,
-     "error_msg": "", "build_seconds": ..., "all_cost": ...}, ...]}
+     "error_msg": "", "build_seconds": ..., "all_cost": ...,
+     "codegen_seconds": ...}, ...]}
 
-or {"error": "..."} when nothing could be measured.
+or {"error": "..."} when nothing could be measured. codegen_seconds is TVM's LLVM stage
+alone, from lowered IR to object (see Session.time_codegen), null when it was not timed.
 
     /usr/bin/python3 tvm_side.py --serve REQUEST.json
 
@@ -69,6 +71,28 @@ def record_line(workload_key, target, hardware, layout_rewrite_option, steps):
     })
 
 
+def pass_seconds_instrument():
+    """A TVM pass instrument class that adds up the seconds spent in outermost passes."""
+    import tvm
+
+    @tvm.instrument.pass_instrument
+    class PassSeconds:
+        def __init__(self):
+            self.depth, self.total, self.started = 0, 0.0, 0.0
+
+        def run_before_pass(self, mod, info):
+            if self.depth == 0:
+                self.started = time.perf_counter()
+            self.depth += 1
+
+        def run_after_pass(self, mod, info):
+            self.depth -= 1
+            if self.depth == 0:
+                self.total += time.perf_counter() - self.started
+
+    return PassSeconds
+
+
 class Session:
     """One task on TVM's side: its states loaded as MeasureInputs, built by LocalBuilder,
     run by LocalRunner one state or all at a time."""
@@ -116,12 +140,44 @@ class Session:
             timeout=req["runner"]["timeout"], number=o["number"], repeat=o["repeat"],
             min_repeat_ms=o["min_repeat_ms"], cooldown_interval=o["cooldown_interval"],
             enable_cpu_cache_flush=o["enable_cpu_cache_flush"])
+        self.task = task
         self.build_results = []
+        self.codegen_seconds = {}  # input position -> seconds of TVM's LLVM stage alone
         self.worker = None  # the runner's process, kept across run() calls
 
     def build(self):
         if self.inputs:
             self.build_results = self.builder.build(self.inputs, verbose=0)
+
+    def time_codegen(self):
+        """Times TVM's LLVM stage alone for every built input: the schedule is lowered as
+        LocalBuilder lowers it, then tvm.build turns the lowered module into an LLVM module
+        (code generation and the O3 pipeline) and saving it emits the object file. The time
+        of the TIR passes tvm.build runs first is taken out, so what is left is what
+        measurerd's "compile" stage does: LLVM from IR to object."""
+        import tvm
+
+        target = self.task.target
+        PassSeconds = pass_seconds_instrument()
+        out = tempfile.mkdtemp(prefix="tvm-codegen-")
+        try:
+            for k, br in enumerate(self.build_results):
+                if br.error_no != 0:
+                    continue
+                try:
+                    sch, args = self.task.compute_dag.apply_steps_from_state(
+                        self.inputs[k].state, layout_rewrite=self.task.layout_rewrite_option)
+                    lowered = tvm.lower(sch, args)
+                    passes = PassSeconds()
+                    start = time.perf_counter()
+                    with tvm.transform.PassContext(instruments=[passes]):
+                        lib = tvm.build(lowered, target=target)
+                    lib.save(os.path.join(out, "kernel.o"))
+                    self.codegen_seconds[k] = time.perf_counter() - start - passes.total
+                except Exception:  # the builder built it; leave its LLVM time unknown
+                    pass
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
 
     def runnable(self, br):
         """A copy of a build result that the runner may consume: the runner deletes the
@@ -171,6 +227,7 @@ class Session:
                 "error_msg": last_line(mr.error_msg or ""),
                 "build_seconds": float(br.time_cost),
                 "all_cost": float(mr.all_cost),
+                "codegen_seconds": self.codegen_seconds.get(k),
             }
 
 
@@ -179,6 +236,7 @@ def measure(req):
     t0 = time.time()
     s.build()
     t1 = time.time()
+    s.time_codegen()
     try:
         s.run(list(range(len(s.inputs))))
     finally:
@@ -199,6 +257,7 @@ def serve(req, proto):
         s = Session(req)
         t0 = time.time()
         s.build()
+        s.time_codegen()
     except Exception:
         say({"error": traceback.format_exc().strip()[-2000:]})
         return
