@@ -58,11 +58,14 @@ int run_once(const OnceOptions& o) {
   try {
     std::ifstream in(o.task_path, std::ios::binary);
     MRD_USER_CHECK(in, "cannot open task file ", o.task_path);
+    // Read in chunks up to the limit, so that a small file costs what it holds.
     std::string text;
-    text.resize(kMaxTaskFileBytes + 1);
-    in.read(text.data(), kMaxTaskFileBytes + 1);
-    MRD_USER_CHECK(in.gcount() <= kMaxTaskFileBytes, "task file is larger than ", kMaxTaskFileBytes, " bytes");
-    text.resize(in.gcount());
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+      text.append(chunk, static_cast<size_t>(in.gcount()));
+      MRD_USER_CHECK(static_cast<std::streamsize>(text.size()) <= kMaxTaskFileBytes, "task file is larger than ",
+                     kMaxTaskFileBytes, " bytes");
+    }
     tf = measure::parse_task_file(text);
   } catch (const UserError& e) {
     std::cerr << "measurerd-worker: " << o.task_path << ": " << e.what() << "\n";

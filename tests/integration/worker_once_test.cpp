@@ -88,6 +88,12 @@ TEST_CASE("worker --once: debug logs go to stderr, stdout holds result lines onl
 TEST_CASE("worker --once: bad usage and bad task files exit with 2") {
   CHECK(worker({"--once", write_task("typo.json", R"({"workload": {"function": "matmul", "args": [8, 8, 8, "float32"]}, "states": [], "optoins": {}})")}).exit_code == 2);
   CHECK(worker({"--once", scratch("missing.json")}).exit_code == 2);
+  // Past the 64 MiB limit: refused with the limit named, however the file is read.
+  std::string big = R"({"workload": {"function": "matmul", "args": [8, 8, 8, "float32"]}, "states": [])";
+  big += std::string((64 << 20) - big.size() + 1, ' ') + "}";
+  ProcessOutcome too_big = worker({"--once", write_task("big.json", big)});
+  CHECK(too_big.exit_code == 2);
+  CHECK(too_big.output.find("larger than 67108864 bytes") != std::string::npos);
   CHECK(worker({"--no-such-switch"}).exit_code == 2);
   CHECK(worker({}).exit_code == 2);
   ProcessOutcome help = worker({"--help"});
