@@ -1,6 +1,4 @@
 // Tasks and task files of the public API.
-#include <fstream>
-#include <sstream>
 
 #include "client/api/convert.h"
 #include "client/lib/workload_spec.h"
@@ -9,8 +7,6 @@
 #include "common/registry/registry.h"
 
 namespace measurerd {
-
-constexpr std::streamsize kMaxTaskFileBytes = 64 << 20;
 
 Task make_task(mrd::measure::Task task) {
   auto impl = std::make_shared<Task::Impl>();
@@ -57,13 +53,7 @@ TaskFile parse_task_file(const std::string& json_text) {
 }
 
 TaskFile read_task_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InvalidInput("cannot open task file " + path);
-  std::string text(kMaxTaskFileBytes + 1, '\0');
-  in.read(text.data(), kMaxTaskFileBytes + 1);
-  if (in.gcount() > kMaxTaskFileBytes)
-    throw InvalidInput(path + ": larger than " + std::to_string(kMaxTaskFileBytes) + " bytes");
-  text.resize(static_cast<size_t>(in.gcount()));
+  std::string text = as_public([&] { return mrd::measure::read_task_file_text(path); });
   try {
     return parse_task_file(text);
   } catch (const InvalidInput& e) {

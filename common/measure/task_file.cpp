@@ -1,6 +1,7 @@
 #include "common/measure/task_file.h"
 
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -135,6 +136,19 @@ TaskFile parse_task_file(std::string_view json_text) {
     throw UserError(str_cat("task file: ", e.what()));
   }
   return tf;
+}
+
+std::string read_task_file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  MRD_USER_CHECK(in, "cannot open task file ", path);
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    MRD_USER_CHECK(text.size() <= kMaxTaskFileBytes, "task file ", path, " is larger than ", kMaxTaskFileBytes,
+                   " bytes");
+  }
+  return text;
 }
 
 }  // namespace mrd::measure

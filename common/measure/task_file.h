@@ -22,7 +22,14 @@ struct TaskFile {
 /// Most states one task file may hold.
 inline constexpr size_t kMaxTaskFileStates = 100000;
 
+/// Most bytes one task file may hold.
+inline constexpr size_t kMaxTaskFileBytes = 64 << 20;
+
 /// Throws UserError naming the field and what was expected.
 TaskFile parse_task_file(std::string_view json_text);
+
+/// The text of the task file at `path`, read in chunks up to kMaxTaskFileBytes (so a small file
+/// costs what it holds). Throws UserError when it cannot be opened or is larger.
+std::string read_task_file_text(const std::string& path);
 
 }  // namespace mrd::measure

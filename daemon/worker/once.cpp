@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -17,8 +16,6 @@
 
 namespace mrd::worker {
 namespace {
-
-constexpr std::streamsize kMaxTaskFileBytes = 64 << 20;
 
 std::string result_line(size_t state, const measure::MeasureResult& r, double flops,
                         const measure::StageTimes* stages) {
@@ -56,17 +53,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 int run_once(const OnceOptions& o) {
   measure::TaskFile tf;
   try {
-    std::ifstream in(o.task_path, std::ios::binary);
-    MRD_USER_CHECK(in, "cannot open task file ", o.task_path);
-    // Read in chunks up to the limit, so that a small file costs what it holds.
-    std::string text;
-    char chunk[1 << 16];
-    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-      text.append(chunk, static_cast<size_t>(in.gcount()));
-      MRD_USER_CHECK(static_cast<std::streamsize>(text.size()) <= kMaxTaskFileBytes, "task file is larger than ",
-                     kMaxTaskFileBytes, " bytes");
-    }
-    tf = measure::parse_task_file(text);
+    tf = measure::parse_task_file(measure::read_task_file_text(o.task_path));
   } catch (const UserError& e) {
     std::cerr << "measurerd-worker: " << o.task_path << ": " << e.what() << "\n";
     return 2;

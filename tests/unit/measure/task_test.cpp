@@ -1,10 +1,13 @@
 // Tasks as bytes and task files as JSON.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "common/measure/task.h"
 #include "common/measure/task_file.h"
 #include "common/serialize/decode_error.h"
 #include "common/util/error.h"
+#include "tests/support/temp_dir.h"
 
 using namespace mrd;
 using namespace mrd::measure;
@@ -118,4 +121,17 @@ TEST_CASE("task file: mistakes are named") {
   CHECK(error_of("{" + w + R"(, "states": [5]})").find("states[0]") != std::string::npos);
   CHECK(error_of("{" + w + R"(, "states": [[[1, 2]]]})").find("states[0][0]") != std::string::npos);
   CHECK(error_of(R"({"workload": {"function": 5}, "states": []})").find("workload") != std::string::npos);
+}
+
+TEST_CASE("task file: read whole, with a missing file and the size limit named") {
+  const mrd::testing::TempDir dir("mrd-task-file-test");
+  std::string small = dir.file("small.json");
+  std::string text(3 * (1 << 16) + 17, 'x');  // more than one read chunk, not a multiple of it
+  std::ofstream(small) << text;
+  CHECK(read_task_file_text(small) == text);
+  CHECK_THROWS_WITH(read_task_file_text(dir.file("missing.json")),
+                    Catch::Contains("cannot open task file " + dir.file("missing.json")));
+  std::string big = dir.file("big.json");
+  std::ofstream(big) << std::string(kMaxTaskFileBytes + 1, ' ');
+  CHECK_THROWS_WITH(read_task_file_text(big), Catch::Contains("is larger than 67108864 bytes"));
 }
