@@ -6,47 +6,16 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
-#include <string>
 #include <vector>
+
+#include "common/util/proc_table.h"
 
 namespace mrd::util {
 namespace {
 
-struct ProcessInfo {
-  pid_t pid = 0;
-  pid_t ppid = 0;
-  pid_t pgid = 0;
-};
-
-/// Every process visible in /proc, with its parent and group.
-std::vector<ProcessInfo> list_processes() {
-  std::vector<ProcessInfo> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "stat");
-    std::string stat;
-    if (!std::getline(in, stat)) continue;  // gone meanwhile
-    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-    size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close + 1));
-    char state = 0;
-    ProcessInfo p;
-    p.pid = static_cast<pid_t>(std::atol(name.c_str()));
-    if (rest >> state >> p.ppid >> p.pgid) out.push_back(p);
-  }
-  return out;
-}
-
-std::vector<ProcessInfo> descendants(pid_t root, const std::vector<ProcessInfo>& all) {
-  std::vector<ProcessInfo> out;
+std::vector<ProcessEntry> descendants(pid_t root, const std::vector<ProcessEntry>& all) {
+  std::vector<ProcessEntry> out;
   std::set<pid_t> known = {root};
   for (bool grew = true; grew;) {
     grew = false;
@@ -81,7 +50,7 @@ std::vector<int> signal_process_tree(pid_t pid) {
   };
   stop_group(::getpgid(pid));
   stop_process(pid);
-  std::vector<ProcessInfo> tree;
+  std::vector<ProcessEntry> tree;
   // Until a listing finds nothing new: a process not yet stopped may have forked meanwhile.
   for (int round = 0; round < 16; ++round) {
     tree = descendants(pid, list_processes());

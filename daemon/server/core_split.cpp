@@ -3,12 +3,12 @@
 #include <sched.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <system_error>
+
+#include "common/util/proc_table.h"
 
 namespace mrd::daemon {
 
@@ -53,22 +53,8 @@ bool pin_process(int pid, const std::vector<int>& cores) {
 }
 
 bool pin_process_tree(int pid, const std::vector<int>& cores) {
-  // Parent of every process, from /proc/PID/stat: "pid (comm) state ppid ...".
   std::multimap<int, int> children;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "stat");
-    std::string stat;
-    std::getline(in, stat);
-    auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    int ppid = 0;
-    char state = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2)
-      children.emplace(ppid, std::stoi(name));
-  }
+  for (const auto& p : util::list_processes()) children.emplace(p.ppid, p.pid);
   bool ok = pin_process(pid, cores);
   std::vector<int> todo = {pid};
   while (!todo.empty()) {

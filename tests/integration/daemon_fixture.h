@@ -1,16 +1,19 @@
 // A real measurerd for integration tests: started from the build directory on a socket in a
-// fresh temporary directory, with its own build cache, and stopped (SIGTERM) at the end.
+// fresh temporary directory, with its own build cache, and stopped (SIGTERM) at the end, or
+// by the kernel (parent-death signal) when the test process dies first.
 // Readiness is the daemon's own READY=1, received on a NOTIFY_SOCKET the fixture listens on,
 // then a Hello answered on the socket — never a sleep.
 #pragma once
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -75,8 +78,15 @@ class Daemon {
     args.insert(args.end(), extra.begin(), extra.end());
     auto env = boost::this_process::environment();
     env["NOTIFY_SOCKET"] = notify_.path;
+    // The daemon goes when the test process goes, whatever the reason (a test that crashes
+    // must not leave a daemon holding ctest's output pipe open until ctest's timeout).
+    const pid_t parent = ::getpid();
     child_ = bp::child(build_path("daemon/measurerd"), bp::args(args), env,
-                       bp::std_err > (dir_.path / "measurerd.log").string());
+                       bp::std_err > (dir_.path / "measurerd.log").string(),
+                       bp::extend::on_exec_setup = [parent](auto&) {
+                         ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+                         if (::getppid() != parent) ::_exit(127);
+                       });
     REQUIRE(notify_.wait_for("READY=1"));
     // Later STATUS= datagrams would fill an unread queue and block the daemon's sd_notify:
     // with the socket gone, they fail at once, as they would without systemd.

@@ -2,19 +2,21 @@
 // its error code while the good inputs submitted around it succeed, the pool returns to its
 // size, no process the workers started survives them and no temporary file is left behind.
 // Without the switch every fault workload is refused with INSTANTIATION_ERROR.
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "common/proto/codec.h"
+#include "common/util/proc_table.h"
 #include "common/util/process_tree.h"
 #include "daemon/worker/sanitizer_build.h"
 #include "daemon_fixture.h"
@@ -42,48 +44,30 @@ measure::MeasureOptions short_timeouts() {
   return o;
 }
 
-struct ProcessEntry {
-  pid_t pid = 0;
-  pid_t ppid = 0;
-  char state = 0;
-  std::string cmdline;  ///< arguments joined by spaces
-};
+/// The options a fault kind is sent with: the short timeouts, except for runaway_alloc,
+/// whose gigabyte of page faults may take longer than 2 s on a loaded machine and must end
+/// in its own error, not in RUN_TIMEOUT.
+measure::MeasureOptions options_for(const std::string& kind) {
+  auto o = short_timeouts();
+  if (kind == "runaway_alloc") o.run_timeout = 60;
+  return o;
+}
 
-std::vector<ProcessEntry> processes() {
-  std::vector<ProcessEntry> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    ProcessEntry p;
-    p.pid = std::stoi(name);
-    std::ifstream stat(e.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line) || line.rfind(')') == std::string::npos) continue;
-    std::istringstream rest(line.substr(line.rfind(')') + 1));
-    rest >> p.state >> p.ppid;
-    std::ifstream cmd(e.path() / "cmdline", std::ios::binary);
-    p.cmdline.assign(std::istreambuf_iterator<char>(cmd), {});
-    for (char& c : p.cmdline)
-      if (c == '\0') c = ' ';
-    out.push_back(p);
+/// Running (not a zombie) processes whose command line names `dir`, other than `except`.
+std::vector<std::string> processes_naming(const fs::path& dir, const std::set<pid_t>& except) {
+  std::vector<std::string> out;
+  for (const auto& p : util::list_processes()) {
+    if (p.state == 'Z' || except.count(p.pid)) continue;
+    std::string cmdline = util::process_cmdline(p.pid);
+    if (cmdline.find(dir.string()) != std::string::npos)
+      out.push_back(std::to_string(p.pid) + ": " + cmdline);
   }
   return out;
 }
 
-/// Running (not a zombie) processes whose command line names `dir`, other than `except`.
-std::vector<ProcessEntry> processes_naming(const fs::path& dir, const std::set<pid_t>& except) {
-  std::vector<ProcessEntry> out;
-  for (auto& p : processes())
-    if (p.state != 'Z' && p.cmdline.find(dir.string()) != std::string::npos && !except.count(p.pid))
-      out.push_back(p);
-  return out;
-}
-
 bool alive(pid_t pid) {
-  for (const auto& p : processes())
-    if (p.pid == pid) return p.state != 'Z' && p.state != 'X';
-  return false;
+  auto p = util::read_process(pid);
+  return p && p->state != 'Z' && p->state != 'X';
 }
 
 /// Regular files anywhere under `dir`.
@@ -101,24 +85,25 @@ struct Batch {
   struct Entry {
     std::string label;  ///< "good" or the fault kind
     size_t inputs = 0;
+    measure::MeasureOptions options;
     std::vector<MeasureResult> results;
     bool done = false;
   };
   std::map<uint64_t, Entry> requests;
 
-  void add(uint64_t id, std::string label, size_t inputs) {
-    requests[id] = Entry{std::move(label), inputs, {}, false};
+  void add(uint64_t id, const std::string& label, size_t inputs) {
+    requests[id] = Entry{label, inputs, options_for(label), {}, false};
   }
 
   /// Sends every request at once, then reads until each is done.
-  void run(client::Client& c, const measure::MeasureOptions& options) {
+  void run(client::Client& c) {
     for (const auto& [id, e] : requests) {
       proto::MeasureRequest r;
       r.request_id = id;
       r.task = measure::task_to_binary(e.label == "good" ? matmul_task(16)
                                                          : function_task("fault." + e.label, {}));
       r.states.assign(e.inputs, "[]");
-      r.options = options;
+      r.options = e.options;
       c.send_bytes(proto::encode(r));
     }
     size_t open = requests.size();
@@ -141,25 +126,92 @@ struct Batch {
   }
 };
 
-/// Watches, while a compiler_hang build runs, for the compiler it started and for the
-/// temporary files that compiler writes in the worker's private directory.
-struct CompilerWatch {
+/// Watches, while the batch runs, for the compiler that compiler_hang starts and for the
+/// temporary files it writes in its worker's private directory. inotify reports each entry
+/// made under the workers' scratch root (a private directory of a worker started meanwhile
+/// is watched as it appears); at each one the process table is read for a compiler writing
+/// into that root. The compiler hangs, so it is still there when its files appear. No polling:
+/// the thread sleeps in poll() until a file appears or stop() is called.
+class CompilerWatch {
+ public:
+  explicit CompilerWatch(fs::path temp_root)
+      : temp_root_(std::move(temp_root)),
+        inotify_(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK)),
+        stop_(::eventfd(0, EFD_CLOEXEC)) {
+    REQUIRE(inotify_ >= 0);
+    REQUIRE(stop_ >= 0);
+    REQUIRE(::inotify_add_watch(inotify_, temp_root_.c_str(), kEvents) >= 0);
+    for (const auto& e : fs::directory_iterator(temp_root_)) watch_dir(e.path());
+    thread_ = std::thread([this] { run(); });
+  }
+  ~CompilerWatch() {
+    stop();
+    ::close(inotify_);
+    ::close(stop_);
+  }
+
+  /// Ends the watch; what it saw is read after this.
+  void stop() {
+    if (!thread_.joinable()) return;
+    uint64_t one = 1;
+    REQUIRE(::write(stop_, &one, sizeof one) == sizeof one);
+    thread_.join();
+  }
+
   std::set<pid_t> compilers;  ///< the compiler driver and its children
   bool saw_temp_files = false;
 
-  void run(const fs::path& temp_root, const std::atomic<bool>& finished) {
-    while (!finished && (compilers.empty() || !saw_temp_files)) {
-      auto all = processes();
+ private:
+  static constexpr uint32_t kEvents = IN_CREATE | IN_MOVED_TO;
+
+  void watch_dir(const fs::path& dir) {
+    std::error_code ec;
+    if (fs::is_directory(dir, ec)) ::inotify_add_watch(inotify_, dir.c_str(), kEvents);
+  }
+
+  /// The compilers writing into the scratch root, and whether their files are there.
+  void look() {
+    auto all = util::list_processes();
+    for (const auto& p : all) {
+      if (p.state == 'Z') continue;
+      std::string cmdline = util::process_cmdline(p.pid);
+      if (cmdline.find("fault-compiler-hang.o") != std::string::npos &&
+          cmdline.find(temp_root_.string()) != std::string::npos)
+        compilers.insert(p.pid);
+    }
+    for (bool grew = true; grew;) {
+      grew = false;
       for (const auto& p : all)
-        if (p.state != 'Z' && p.cmdline.find("fault-compiler-hang.o") != std::string::npos &&
-            p.cmdline.find(temp_root.string()) != std::string::npos)
-          compilers.insert(p.pid);
-      for (const auto& p : all)
-        if (compilers.count(p.ppid)) compilers.insert(p.pid);
-      if (!compilers.empty()) saw_temp_files = files_under(temp_root) > 0;
-      std::this_thread::yield();
+        if (compilers.count(p.ppid) && compilers.insert(p.pid).second) grew = true;
+    }
+    if (!compilers.empty() && files_under(temp_root_) > 0) saw_temp_files = true;
+  }
+
+  void run() {
+    alignas(inotify_event) char buf[16384];
+    while (!saw_temp_files) {
+      pollfd fds[2] = {{inotify_, POLLIN, 0}, {stop_, POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      if (fds[1].revents) return;
+      ssize_t n = ::read(inotify_, buf, sizeof buf);
+      for (ssize_t at = 0; at < n;) {
+        const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
+        // A new worker's private directory: watched from now on, and read once for what
+        // may have been made in it before the watch.
+        if ((e->mask & IN_ISDIR) && e->len > 0) watch_dir(temp_root_ / e->name);
+        at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+      }
+      look();
     }
   }
+
+  fs::path temp_root_;
+  int inotify_;
+  int stop_;
+  std::thread thread_;
 };
 
 }  // namespace
@@ -181,15 +233,12 @@ TEST_CASE("each fault kind gives its code, good inputs around it succeed, nothin
     batch.add(id++, "good", 1);
   }
 
-  std::atomic<bool> finished{false};
-  CompilerWatch watch;
-  std::thread watch_thread([&] { watch.run(temp_root, finished); });
+  CompilerWatch watch(temp_root);
   {
     client::Client c(d.socket());
-    batch.run(c, short_timeouts());
+    batch.run(c);
   }
-  finished = true;
-  watch_thread.join();
+  watch.stop();
 
   for (const auto& [rid, e] : batch.requests) {
     INFO("request " << rid << ": " << e.label);
@@ -225,7 +274,7 @@ TEST_CASE("each fault kind gives its code, good inputs around it succeed, nothin
   std::set<pid_t> expected = {daemon_pid};
   for (const auto& w : s.worker_list) expected.insert(w.pid);
   auto strays = processes_naming(d.dir(), expected);
-  for (const auto& p : strays) FAIL_CHECK("stray process " << p.pid << ": " << p.cmdline);
+  for (const auto& p : strays) FAIL_CHECK("stray process " << p);
 
   // No temporary file is left: one empty private directory per live worker, no partial build.
   size_t dirs = 0;
@@ -350,9 +399,8 @@ TEST_CASE("killing a worker's process tree reaches children in other process gro
   pid_t same_group = 0, own_group = 0;
   REQUIRE(out >> same_group >> own_group);
   auto group_of = [](pid_t pid) {
-    for (const auto& p : processes())
-      if (p.pid == pid) return ::getpgid(pid);
-    return pid_t(-1);
+    auto p = util::read_process(pid);
+    return p ? p->pgid : pid_t(-1);
   };
   while (group_of(own_group) != own_group) {  // until setsid has made its own group
     REQUIRE(alive(own_group));

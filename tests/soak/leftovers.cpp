@@ -5,10 +5,10 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <thread>
+
+#include "common/util/proc_table.h"
 
 namespace mrd::soak {
 namespace {
@@ -22,36 +22,22 @@ bool refers_to(const std::string& text, const std::string& dir) {
 std::vector<StrayProcess> scan(const std::string& dir) {
   std::vector<StrayProcess> out;
   const pid_t self = ::getpid();
-  std::error_code ec;
-  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    pid_t pid = static_cast<pid_t>(std::stol(name));
-    if (pid == self) continue;
-    std::ifstream in(it->path() / "cmdline", std::ios::binary);
-    std::string cmdline(std::istreambuf_iterator<char>(in), {});
-    for (char& c : cmdline)
-      if (c == '\0') c = ' ';
+  for (const auto& p : util::list_processes()) {
+    if (p.pid == self) continue;
+    std::string cmdline = util::process_cmdline(p.pid);
     std::error_code cwd_ec;
-    std::string cwd = fs::read_symlink(it->path() / "cwd", cwd_ec).string();
+    std::string cwd =
+        fs::read_symlink("/proc/" + std::to_string(p.pid) + "/cwd", cwd_ec).string();
     if (refers_to(cmdline, dir) || (!cwd_ec && refers_to(cwd, dir)))
-      out.push_back({pid, cmdline.empty() ? "(no command line) cwd " + cwd : cmdline});
+      out.push_back({p.pid, cmdline.empty() ? "(no command line) cwd " + cwd : cmdline});
   }
   return out;
 }
 
-/// The parent of `pid` from /proc/<pid>/stat; 0 when it is gone.
+/// The parent of `pid`; 0 when it is gone.
 pid_t parent_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return 0;
-  size_t close = stat.rfind(')');  // the command name may hold spaces and parentheses
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(stat.substr(close + 1));
-  char state = 0;
-  long ppid = 0;
-  rest >> state >> ppid;
-  return static_cast<pid_t>(ppid);
+  auto p = util::read_process(pid);
+  return p ? p->ppid : 0;
 }
 
 bool descends_from(pid_t pid, pid_t ancestor) {
