@@ -1,6 +1,7 @@
 // Simplification: constant folding, linear canonicalisation of integer arithmetic (x*1, x+0,
-// a+b-a), floordiv/floormod that the loop ranges decide, comparisons the ranges prove, and
-// selects/ifs with constant conditions. The statement pass learns each loop variable's range
+// a+b-a), floordiv/floormod that the loop ranges decide, comparisons the ranges prove,
+// selects/ifs with constant conditions, and a float division by a constant as a
+// multiplication by its reciprocal (TVM's rewrite simplifier). The statement pass learns each loop variable's range
 // from its For and removes ifs whose condition is then constant. Constants fold with the IR's
 // scalar semantics (the interpreters' table): integer results wrap to their type.
 #pragma once

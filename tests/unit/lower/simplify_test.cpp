@@ -2,6 +2,7 @@
 #include "common/lower/simplify.h"
 
 #include <catch2/catch.hpp>
+#include <optional>
 
 #include "common/ir/printer.h"
 #include "common/lower/unroll_loop.h"
@@ -86,4 +87,35 @@ TEST_CASE("unroll_loop follows TVM's auto_unroll_max_step rule", "[lower][unroll
   const StoreNode* st = unrolled.as<StoreNode>();
   REQUIRE(st != nullptr);
   CHECK(*as_const_int(st->indices[0]) == 0);
+}
+
+TEST_CASE("simplify turns a float division by a constant into a multiplication by its reciprocal, as TVM",
+          "[lower][simplify]") {
+  Var x("x", DType::Float32), i("i");
+  auto reciprocal_of = [](const Expr& e) -> std::optional<double> {
+    const auto* m = e.as<BinaryNode>();
+    if (!m || m->op != BinaryOp::Mul) return std::nullopt;
+    const auto* c = m->b.as<FloatImmNode>();
+    if (!c) return std::nullopt;
+    return c->value;
+  };
+  // x / 768f: the reciprocal of 768 rounded to float32, what TVM's make_const gives.
+  Expr e = simplify_expr(x / Expr(768.0f));
+  REQUIRE(reciprocal_of(e));
+  CHECK(*reciprocal_of(e) == static_cast<double>(1.0f / 768.0f));
+  CHECK(e.as<BinaryNode>()->a.same_as(x));
+  CHECK(e->dtype == DType::Float32);
+  // An int immediate divisor of a float takes the float's type first.
+  CHECK(reciprocal_of(simplify_expr(x / Expr(4))) == 0.25);
+  // Inside a larger expression too.
+  Expr sq = simplify_expr(x / Expr(2.0f) - x * x / Expr(8.0f));
+  CHECK(to_string(sq) == to_string(x * Expr(0.5f) - x * x * Expr(0.125f)));
+  // Left as they are: a zero divisor (its reciprocal is not finite), a divisor that is not a
+  // constant, and integer division.
+  const auto* zero = simplify_expr(x / Expr(0.0f)).as<BinaryNode>();
+  REQUIRE(zero);
+  CHECK(zero->op == BinaryOp::Div);
+  CHECK(simplify_expr(x / (x + Expr(1.0f))).as<BinaryNode>()->op == BinaryOp::Div);
+  lower::VarRanges r{{i.as<VarNode>(), {0, 100}}};
+  CHECK(to_string(simplify_expr(floordiv(i, Expr(7)), r)) == "floordiv(i, 7)");
 }
