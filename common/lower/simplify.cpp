@@ -51,7 +51,7 @@ class ExprSimplifier : public ExprMutator {
     // divisor whose reciprocal is not finite in its type (zero, a tiny denormal) stays a
     // division: there x * inf would not be x / d (TVM rewrites it all the same).
     if (const auto* divisor = b.as<FloatImmNode>();
-        divisor && op->op == BinaryOp::Div && is_float(op->dtype) && b->lanes == 1) {
+        divisor && op->op == BinaryOp::Div && is_float(op->dtype)) {
       Expr reciprocal = FloatImmNode::make(b->dtype, 1.0 / divisor->value);
       if (std::isfinite(reciprocal.as<FloatImmNode>()->value))
         return BinaryNode::make(BinaryOp::Mul, a, reciprocal);

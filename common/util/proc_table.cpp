@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <system_error>
 
 namespace mrd::util {
@@ -59,6 +60,20 @@ std::vector<ProcessEntry> list_processes() {
     const std::string name = it->path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     if (auto p = read_process(static_cast<pid_t>(std::atol(name.c_str())))) out.push_back(*p);
+  }
+  return out;
+}
+
+std::vector<ProcessEntry> descendants(pid_t root, const std::vector<ProcessEntry>& all) {
+  std::vector<ProcessEntry> out;
+  std::set<pid_t> known = {root};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& p : all)
+      if (known.count(p.ppid) && known.insert(p.pid).second) {
+        out.push_back(p);
+        grew = true;
+      }
   }
   return out;
 }

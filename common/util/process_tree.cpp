@@ -12,25 +12,6 @@
 #include "common/util/proc_table.h"
 
 namespace mrd::util {
-namespace {
-
-std::vector<ProcessEntry> descendants(pid_t root, const std::vector<ProcessEntry>& all) {
-  std::vector<ProcessEntry> out;
-  std::set<pid_t> known = {root};
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const auto& p : all)
-      if (known.count(p.ppid) && !known.count(p.pid)) {
-        known.insert(p.pid);
-        out.push_back(p);
-        grew = true;
-      }
-  }
-  return out;
-}
-
-}  // namespace
-
 std::vector<int> signal_process_tree(pid_t pid) {
   std::vector<int> fds;
   if (pid <= 1) return fds;

@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <filesystem>
-#include <map>
 #include <string>
 #include <system_error>
 
@@ -53,19 +52,9 @@ bool pin_process(int pid, const std::vector<int>& cores) {
 }
 
 bool pin_process_tree(int pid, const std::vector<int>& cores) {
-  std::multimap<int, int> children;
-  for (const auto& p : util::list_processes()) children.emplace(p.ppid, p.pid);
   bool ok = pin_process(pid, cores);
-  std::vector<int> todo = {pid};
-  while (!todo.empty()) {
-    int p = todo.back();
-    todo.pop_back();
-    auto [lo, hi] = children.equal_range(p);
-    for (auto it = lo; it != hi; ++it) {
-      if (!pin_process(it->second, cores) && errno != ESRCH) ok = false;
-      todo.push_back(it->second);
-    }
-  }
+  for (const auto& p : util::descendants(pid, util::list_processes()))
+    if (!pin_process(p.pid, cores) && errno != ESRCH) ok = false;
   return ok;
 }
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "client/lib/client.h"
+#include "common/util/proc_table.h"
 #include "tests/support/temp_dir.h"
 
 namespace mrd::testing {
@@ -130,12 +131,8 @@ inline bool process_exists(pid_t pid) {
 
 /// True while a process with this pid exists and has not ended (a zombie has ended).
 inline bool process_running(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), {});
-  auto paren = text.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= text.size()) return false;
-  char state = text[paren + 2];
-  return state != 'Z' && state != 'X';
+  auto p = util::read_process(pid);
+  return p && p->state != 'Z' && p->state != 'X';
 }
 
 /// The text of a file, empty when it cannot be read.

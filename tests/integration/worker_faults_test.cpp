@@ -65,11 +65,6 @@ std::vector<std::string> processes_naming(const fs::path& dir, const std::set<pi
   return out;
 }
 
-bool alive(pid_t pid) {
-  auto p = util::read_process(pid);
-  return p && p->state != 'Z' && p->state != 'X';
-}
-
 /// Regular files anywhere under `dir`.
 size_t files_under(const fs::path& dir) {
   size_t n = 0;
@@ -85,14 +80,13 @@ struct Batch {
   struct Entry {
     std::string label;  ///< "good" or the fault kind
     size_t inputs = 0;
-    measure::MeasureOptions options;
     std::vector<MeasureResult> results;
     bool done = false;
   };
   std::map<uint64_t, Entry> requests;
 
   void add(uint64_t id, const std::string& label, size_t inputs) {
-    requests[id] = Entry{label, inputs, options_for(label), {}, false};
+    requests[id] = Entry{label, inputs, {}, false};
   }
 
   /// Sends every request at once, then reads until each is done.
@@ -103,7 +97,7 @@ struct Batch {
       r.task = measure::task_to_binary(e.label == "good" ? matmul_task(16)
                                                          : function_task("fault." + e.label, {}));
       r.states.assign(e.inputs, "[]");
-      r.options = e.options;
+      r.options = options_for(e.label);
       c.send_bytes(proto::encode(r));
     }
     size_t open = requests.size();
@@ -179,11 +173,8 @@ class CompilerWatch {
           cmdline.find(temp_root_.string()) != std::string::npos)
         compilers.insert(p.pid);
     }
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (const auto& p : all)
-        if (compilers.count(p.ppid) && compilers.insert(p.pid).second) grew = true;
-    }
+    for (pid_t root : std::set<pid_t>(compilers))
+      for (const auto& p : util::descendants(root, all)) compilers.insert(p.pid);
     if (!compilers.empty() && files_under(temp_root_) > 0) saw_temp_files = true;
   }
 
@@ -266,7 +257,7 @@ TEST_CASE("each fault kind gives its code, good inputs around it succeed, nothin
   // The compiler of compiler_hang really ran, wrote temporaries, and is gone with its worker.
   REQUIRE(!watch.compilers.empty());
   CHECK(watch.saw_temp_files);
-  for (pid_t p : watch.compilers) CHECK_FALSE(alive(p));
+  for (pid_t p : watch.compilers) CHECK_FALSE(process_running(p));
 
   // The pool is back to two workers and nothing else started by the workers survives.
   auto s = watcher.status();
@@ -403,15 +394,15 @@ TEST_CASE("killing a worker's process tree reaches children in other process gro
     return p ? p->pgid : pid_t(-1);
   };
   while (group_of(own_group) != own_group) {  // until setsid has made its own group
-    REQUIRE(alive(own_group));
+    REQUIRE(process_running(own_group));
   }
   REQUIRE(group_of(same_group) != same_group);
-  REQUIRE(alive(same_group));
+  REQUIRE(process_running(same_group));
 
   util::kill_process_tree(shell.id(), std::chrono::seconds(5));
   std::error_code ec;
   shell.wait(ec);
-  CHECK_FALSE(alive(shell.id()));
-  CHECK_FALSE(alive(same_group));
-  CHECK_FALSE(alive(own_group));
+  CHECK_FALSE(process_running(shell.id()));
+  CHECK_FALSE(process_running(same_group));
+  CHECK_FALSE(process_running(own_group));
 }

@@ -1,5 +1,6 @@
-// The process table: this process and its parent as /proc shows them, a child seen running,
-// then as a zombie without a command line, then gone once reaped.
+// The process table: this process and its parent as /proc shows them, a child seen running
+// and among this process's descendants, then as a zombie without a command line, then gone
+// once reaped.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,6 +49,11 @@ TEST_CASE("a command line has its arguments joined by spaces") {
   auto running = util::read_process(child);
   REQUIRE(running);
   CHECK(running->ppid == ::getpid());
+  // Among this process's descendants, which do not include this process itself.
+  auto mine = util::descendants(::getpid(), util::list_processes());
+  CHECK(std::any_of(mine.begin(), mine.end(), [&](const auto& p) { return p.pid == child; }));
+  CHECK(std::none_of(mine.begin(), mine.end(), [](const auto& p) { return p.pid == ::getpid(); }));
+  CHECK(util::descendants(child, util::list_processes()).empty());  // the shell waits, alone
 
   ::kill(child, SIGKILL);
   siginfo_t info{};
