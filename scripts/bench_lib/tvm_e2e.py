@@ -10,24 +10,25 @@ request is
      "record": LINE,                       # our best record, one v0.6 log line
      "options": {"number": 3, "repeat": 3, "min_repeat_ms": 100},
      "builder": {"n_parallel": 2, "timeout": 30}, "runner": {"timeout": 20},
+     "rounds": 5,
      # mode "tune" only:
      "trials": T, "tvm_log": PATH,
      "tune_runner": {"number": 3, "repeat": 1, "min_repeat_ms": 100, "timeout": 10},
-     "tune_builder": {"n_parallel": 2},
-     "rounds": 2}
+     "tune_builder": {"n_parallel": 2}}
 
 The record line is loaded with auto_scheduler.measure_record.load_record_from_string; the
 SearchTask is the workload registered under NAME (tvm_workloads.py) with ARGS, the record's
 own target and HardwareParams(*hardware). Mode "measure" builds the state with LocalBuilder
-and times it with LocalRunner(options). Mode "tune" runs task.tune(TuningOptions(trials,
+once and times it `rounds` times, each run with LocalRunner(options) on a fresh copy of the
+built library. Mode "tune" runs task.tune(TuningOptions(trials,
 tune_runner, tune_builder, RecordToFile(tvm_log))) with the default SketchPolicy (XGBoost
 cost model), takes TVM's best record from tvm_log, builds both bests once and times them
 interleaved -- ours, TVM's, ours, TVM's ... for `rounds` rounds -- each run with
 LocalRunner(options) on a fresh copy of the same built library.
 
 The result is {"tvm_version", "record_target", "record_workload_key", "task_workload_key",
-"flop_ct", ...} plus, per mode, "ours" (measure) or "tune_seconds", "tvm_best_record",
-"ours_runs", "tvm_runs" (tune), each run {"costs", "error_no", "error_msg"}; or
+"flop_ct", ...} plus "ours_runs" and, in mode tune, "tune_seconds", "tvm_best_record",
+"tvm_runs", each run {"costs", "error_no", "error_msg"}; or
 {"error": ..., "stage": ...} when it could not go on.
 """
 
@@ -151,15 +152,15 @@ def do_measure(req, out):
         t0 = time.time()
         brs, kept = build_kept([ours], req, keepdir)
         out["build_seconds"] = float(brs[0].time_cost)
-        r = run_once(runner_of(req), ours, brs[0], kept[0])
+        runner = runner_of(req)
+        out["ours_runs"] = [run_once(runner, ours, brs[0], kept[0])
+                            for _ in range(req.get("rounds", 1))]
         out["run_wall_seconds"] = time.time() - t0
-        out["ours"] = r
     finally:
         shutil.rmtree(keepdir, ignore_errors=True)
 
 
 def do_tune(req, out):
-    import tvm
     from tvm import auto_scheduler
 
     task, ours = load_ours(req, out)

@@ -25,9 +25,12 @@ alone, from lowered IR to object (see Session.time_codegen), null when it was no
     /usr/bin/python3 tvm_side.py --serve REQUEST.json
 
 builds every state, prints {"tvm_version": ..., "built": [{"state": i, "error_no": ...,
-"build_seconds": ...}, ...]} (or {"error": ...}), then answers each line "run I" read from
-stdin with state I's result as one JSON line, until end of input: the states are run one at a
-time, in the order asked, in one runner process. Only these lines go to stdout.
+"build_seconds": ...}, ...]} (or {"error": ...}), then answers each line read from stdin
+with one JSON line, until end of input: "run I" with state I's result (the states are run one
+at a time, in the order asked, in one runner process; codegen_seconds is the lowest of the
+"codegen I" timings so far, null before the first), "codegen I" with {"state": I,
+"codegen_seconds": S} (TVM's LLVM stage timed once more for state I; null when it could not
+be timed). Only these lines go to stdout.
 
 Each state becomes a v0.6 record line
 (workload key json.dumps([NAME, *ARGS])) loaded with
@@ -150,34 +153,41 @@ class Session:
             self.build_results = self.builder.build(self.inputs, verbose=0)
 
     def time_codegen(self):
-        """Times TVM's LLVM stage alone for every built input: the schedule is lowered as
-        LocalBuilder lowers it, then tvm.build turns the lowered module into an LLVM module
-        (code generation and the O3 pipeline) and saving it emits the object file. The time
-        of the TIR passes tvm.build runs first is taken out, so what is left is what
-        measurerd's "compile" stage does: LLVM from IR to object."""
+        """Times TVM's LLVM stage alone (see time_codegen_one) for every built input."""
+        for k, br in enumerate(self.build_results):
+            if br.error_no == 0:
+                self.time_codegen_one(k)
+
+    def time_codegen_one(self, k):
+        """Times TVM's LLVM stage alone for the built input at position k and keeps the
+        lowest time seen for it: the schedule is lowered as LocalBuilder lowers it, then
+        tvm.build turns the lowered module into an LLVM module (code generation and the O3
+        pipeline) and saving it emits the object file. The time of the TIR passes tvm.build
+        runs first is taken out, so what is left is what measurerd's "compile" stage does:
+        LLVM from IR to object. Returns the seconds, or None when it could not be timed."""
         import tvm
 
-        target = self.task.target
+        if k >= len(self.build_results) or self.build_results[k].error_no != 0:
+            return None
         PassSeconds = pass_seconds_instrument()
         out = tempfile.mkdtemp(prefix="tvm-codegen-")
         try:
-            for k, br in enumerate(self.build_results):
-                if br.error_no != 0:
-                    continue
-                try:
-                    sch, args = self.task.compute_dag.apply_steps_from_state(
-                        self.inputs[k].state, layout_rewrite=self.task.layout_rewrite_option)
-                    lowered = tvm.lower(sch, args)
-                    passes = PassSeconds()
-                    start = time.perf_counter()
-                    with tvm.transform.PassContext(instruments=[passes]):
-                        lib = tvm.build(lowered, target=target)
-                    lib.save(os.path.join(out, "kernel.o"))
-                    self.codegen_seconds[k] = time.perf_counter() - start - passes.total
-                except Exception:  # the builder built it; leave its LLVM time unknown
-                    pass
+            sch, args = self.task.compute_dag.apply_steps_from_state(
+                self.inputs[k].state, layout_rewrite=self.task.layout_rewrite_option)
+            lowered = tvm.lower(sch, args)
+            passes = PassSeconds()
+            start = time.perf_counter()
+            with tvm.transform.PassContext(instruments=[passes]):
+                lib = tvm.build(lowered, target=self.task.target)
+            lib.save(os.path.join(out, "kernel.o"))
+            seconds = time.perf_counter() - start - passes.total
+        except Exception:  # the builder built it; leave its LLVM time unknown
+            return None
         finally:
             shutil.rmtree(out, ignore_errors=True)
+        best = self.codegen_seconds.get(k)
+        self.codegen_seconds[k] = seconds if best is None else min(best, seconds)
+        return seconds
 
     def runnable(self, br):
         """A copy of a build result that the runner may consume: the runner deletes the
@@ -257,7 +267,6 @@ def serve(req, proto):
         s = Session(req)
         t0 = time.time()
         s.build()
-        s.time_codegen()
     except Exception:
         say({"error": traceback.format_exc().strip()[-2000:]})
         return
@@ -274,12 +283,16 @@ def serve(req, proto):
 def answer(s, by_state, say):
     for line in sys.stdin:
         words = line.split()
-        if len(words) != 2 or words[0] != "run" or not words[1].isdigit():
+        if len(words) != 2 or words[0] not in ("run", "codegen") or not words[1].isdigit():
             say({"error": "bad command %r" % line.strip()})
             continue
         i = int(words[1])
         if not 0 <= i < len(s.results):
             say({"error": "no state %d" % i})
+            continue
+        if words[0] == "codegen":
+            say({"state": i, "codegen_seconds":
+                 s.time_codegen_one(by_state[i]) if i in by_state else None})
             continue
         try:
             if i in by_state:
