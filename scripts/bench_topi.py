@@ -15,9 +15,12 @@ repeat 1, min_repeat_ms --min-repeat-ms, target llvm -mcpu=znver3, HardwareParam
 Printed per workload: states, compared (both succeeded), failures on each side with their
 messages, the Spearman rank correlation of our costs with TVM's, the 10th/50th/90th
 percentile of our cost / TVM's and the share within 1.5x; then the mean Spearman and the
-pooled ratios over all workloads. A workload measurerd refuses is listed with the reason."""
+pooled ratios over all workloads. A workload measurerd refuses is listed with the reason.
+With --json FILE, each state's record (TVM's log line of its last pass), TVM's cost and ours
+are written there too, so that an outlier can be replayed (`measurer replay`) or inspected."""
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -131,7 +134,8 @@ def mean_cost(result):
 
 
 def measure(name, args, runner):
-    """(TVM's costs, ours, failure lines) of one workload; a failed state's cost is None."""
+    """(TVM's costs, ours, failure lines, record lines) of one workload; a failed state's cost
+    is None; a record line is TVM's of the state's last pass."""
     task = search_task(WORKLOADS[name]())
     policy = auto_scheduler.SketchPolicy(task, program_cost_model=auto_scheduler.RandomModel(),
                                          seed=args.seed, verbose=0)
@@ -141,8 +145,12 @@ def measure(name, args, runner):
     local = auto_scheduler.LocalRunner(number=3, repeat=1, min_repeat_ms=args.min_repeat_ms,
                                        timeout=20)
     tvm_costs, our_costs, failures = [None] * len(inputs), [None] * len(inputs), []
+    records = [None] * len(inputs)
 
     def keep(costs, i, side, result):
+        if side == "tvm":
+            records[i] = auto_scheduler.measure_record.dump_record_to_string(
+                inputs[i], result).strip()
         if int(result.error_no) != 0:
             failures.append("state %d %s: error %d %s" % (i, side, int(result.error_no),
                                                           str(result.error_msg)[:200]))
@@ -158,7 +166,7 @@ def measure(name, args, runner):
                      ("measurerd", lambda: runner.measure([inp])[0], our_costs)]
             for side, run, costs in (sides if (i + p) % 2 == 0 else sides[::-1]):
                 keep(costs, i, side, run())
-    return tvm_costs, our_costs, sorted(set(failures))
+    return tvm_costs, our_costs, sorted(set(failures)), records
 
 
 def compared(tvm_costs, our_costs):
@@ -190,6 +198,8 @@ def main():
     p.add_argument("--seed", type=int, default=1, help="SketchPolicy seed (default 1)")
     p.add_argument("--min-repeat-ms", type=int, default=50, help="both sides (default 50)")
     p.add_argument("--build", default="build", help="measurerd's build directory (default build)")
+    p.add_argument("--json", metavar="FILE",
+                   help="write each state's record, TVM's cost and ours (seconds) to FILE")
     args = p.parse_args()
     unknown = [w for w in args.workloads if w not in WORKLOADS]
     if unknown:
@@ -208,10 +218,10 @@ def main():
                                                   args.passes), flush=True)
         print("  %-16s %6s %4s %8s %9s %6s %5s %7s" % ("workload", "states", "cmp", "spearman",
                                                       "ratio p10", "median", "p90", "in1.5x"))
-        all_tvm, all_ours, spearmans = [], [], []
+        all_tvm, all_ours, spearmans, per_state = [], [], [], {}
         for name in args.workloads or WORKLOADS:
             try:
-                tvm_costs, our_costs, failures = measure(name, args, runner)
+                tvm_costs, our_costs, failures, records = measure(name, args, runner)
             except measurerd.tvm.UnsupportedWorkload as e:
                 print("  %-16s refused by measurerd: %s" % (name, str(e)[:300]), flush=True)
                 continue
@@ -224,9 +234,16 @@ def main():
                 print("      " + f, flush=True)
             all_tvm += tvm_costs
             all_ours += our_costs
+            per_state[name] = [{"state": i, "record": r, "tvm_cost": t, "our_cost": o}
+                               for i, (r, t, o) in enumerate(zip(records, tvm_costs, our_costs))]
         mean_rho = sum(spearmans) / len(spearmans) if spearmans else float("nan")
         print(row("all", len(all_tvm), compared(all_tvm, all_ours), mean_rho))
         print("  (all: spearman is the mean of the workloads' values; the ratios are pooled)")
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"tvm_version": tvm.__version__, "target": TARGET,
+                           "passes": args.passes, "workloads": per_state}, f, indent=1)
+            print("per-state figures written to %s" % args.json)
     finally:
         proc.terminate()
         proc.wait()

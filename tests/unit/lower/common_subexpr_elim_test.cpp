@@ -88,6 +88,37 @@ TEST_CASE("common_subexpr_elim reuses a variable already bound to a computation,
   CHECK(!has(text, "cse_var_2"));
 }
 
+TEST_CASE("common_subexpr_elim binds computations of one size in the order of their printed text, as TVM",
+          "[lower][common_subexpr_elim]") {
+  Buffer acc = BufferNode::make("acc", DType::Float32, {64});
+  Buffer in = BufferNode::make("in", DType::Float32, {64});
+  Var i("i"), k("k");
+  // A conv2d tile's accumulators acc[base + 4*t], each updated twice: TVM v0.14 (a TVM-sampled
+  // conv2d + bias + relu state) names them by the text of base + 12 < + 16 < + 20 < + 24 < + 4 <
+  // + 8, not in the order first seen (+4, +8, ...), and binds the base, the smallest, last.
+  Expr base = i * 28 + k;
+  std::vector<Stmt> stores;
+  for (int rep = 0; rep < 2; ++rep) {
+    for (int t = 0; t < 7; ++t) {
+      Expr at = t == 0 ? base : base + Expr(4 * t);
+      stores.push_back(StoreNode::make(acc, {at}, BufferLoadNode::make(acc, {at}) + BufferLoadNode::make(in, {k})));
+    }
+  }
+  std::string text = after(serial(i, 2, serial(k, 4, SeqNode::make(stores))));
+  INFO(text);
+  CHECK(has(text, "cse_var_1 = (cse_var_7 + 12)"));
+  CHECK(has(text, "cse_var_2 = (cse_var_7 + 16)"));
+  CHECK(has(text, "cse_var_3 = (cse_var_7 + 20)"));
+  CHECK(has(text, "cse_var_4 = (cse_var_7 + 24)"));
+  CHECK(has(text, "cse_var_5 = (cse_var_7 + 4)"));
+  CHECK(has(text, "cse_var_6 = (cse_var_7 + 8)"));
+  CHECK(has(text, "cse_var_7 = ((i*28) + k)"));
+  // Outermost the last bound: the base, then + 8, + 4, + 24, ... as TVM's lets read.
+  CHECK(text.find("cse_var_7 =") < text.find("cse_var_6 ="));
+  CHECK(text.find("cse_var_5 =") < text.find("cse_var_4 ="));
+  CHECK(text.find("cse_var_2 =") < text.find("cse_var_1 ="));
+}
+
 TEST_CASE("a padded 3x3 window read through a cached tile shares its address and stays correct",
           "[lower][common_subexpr_elim]") {
   // max_pool2d 1x2x8x8, 3x3 window, stride 2, padding 1; pad_temp computed at the pool's

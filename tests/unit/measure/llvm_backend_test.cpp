@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 #include "common/codegen/llvm_codegen.h"
 #include "common/interp/primfunc_eval.h"
@@ -199,6 +200,29 @@ TEST_CASE("llvm backend: only global allocations under 1 KiB are stack slots, as
     CHECK(workspace == !c.stack);
     if (workspace) CHECK(text.find("@mrd_workspace_free") != std::string::npos);
   }
+}
+
+TEST_CASE("llvm backend: every loop test is weighted 2^20 : 1 for staying in the loop, as TVM's") {
+  // TVM's CreateSerialFor marks each loop's branch very likely; the register allocator places
+  // spills by the block frequencies that follow (a TVM-sampled conv2d state spilled its
+  // accumulators in the inner loop without them).
+  PrimFunc f = matmul(8, ForKind::Parallel, ForKind::Serial, ForKind::Serial);
+  std::string text = codegen::emit_llvm(lower::finish_lowering(f, lower::Backend::LLVM), kTarget);
+  INFO(text);
+  size_t md = text.find(" = !{!\"branch_weights\", i32 1048576, i32 1}");
+  REQUIRE(md != std::string::npos);
+  std::string id = text.substr(text.rfind('!', md), md - text.rfind('!', md));
+  int loops = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("br i1") == std::string::npos || line.find("label %for_body") == std::string::npos) continue;
+    ++loops;
+    INFO(line);
+    std::string tail = ", !prof " + id;
+    CHECK((line.size() >= tail.size() && line.compare(line.size() - tail.size(), tail.size(), tail) == 0));
+  }
+  CHECK(loops >= 3);  // the three loops of the matmul, the parallel one's chunk loop among them
+  check_against_evaluator(f);
 }
 
 TEST_CASE("llvm backend: the target chooses the CPU, bad targets are user errors") {
