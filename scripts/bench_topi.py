@@ -83,6 +83,23 @@ def dense_sigmoid():
     return [a, w, topi.sigmoid(topi.nn.dense(a, w))]
 
 
+def dense_gelu():
+    a = te.placeholder((64, 256), name="a")
+    w = te.placeholder((512, 256), name="w")
+    d = topi.nn.dense(a, w)
+    return [a, w, topi.multiply(topi.multiply(d, 0.5),
+                                topi.add(topi.erf(topi.multiply(d, 0.7071067811865476)), 1.0))]
+
+
+def rms_norm():
+    x = te.placeholder((256, 1024), name="x")
+    g = te.placeholder((1024,), name="g")
+    k = te.reduce_axis((0, 1024), name="k")
+    ss = te.compute((256,), lambda i: te.sum(x[i, k] * x[i, k], axis=k), name="ss")
+    return [x, g, te.compute((256, 1024), lambda i, j: x[i, j] * te.rsqrt(ss[i] / 1024.0 + 1e-6)
+                             * g[j], name="y")]
+
+
 def matmul_tanh_odd():
     a = te.placeholder((100, 300), name="a")
     b = te.placeholder((300, 70), name="b")
@@ -117,8 +134,8 @@ def batch_norm_relu():
 
 WORKLOADS = {f.__name__: f for f in (conv_bias_relu, conv_dilated, conv1x1_stride2,
                                      conv_transpose, avg_pool, global_pool, dense_sigmoid,
-                                     matmul_tanh_odd, softmax3d, sum_axis, max_of_exp,
-                                     batch_norm_relu)}
+                                     dense_gelu, rms_norm, matmul_tanh_odd, softmax3d,
+                                     sum_axis, max_of_exp, batch_norm_relu)}
 
 
 def search_task(tensors):

@@ -90,6 +90,11 @@ const char* math_name(CallOp op) {
     case CallOp::Tanh: return "tanh";
     case CallOp::Pow: return "pow";
     case CallOp::Fabs: return "fabs";
+    case CallOp::Erf: return "erf";
+    case CallOp::Floor: return "floor";
+    case CallOp::Ceil: return "ceil";
+    case CallOp::Trunc: return "trunc";
+    case CallOp::Round: return "round";
     default: return nullptr;
   }
 }
@@ -781,6 +786,9 @@ class CEmitter : public ExprFunctor<std::string> {
       case CallOp::Fabs:
         if (is_int(t)) return str_cat("mrd_abs_", suffix(t), "(", a.at(0), ")");
         break;
+      case CallOp::Rsqrt:
+        if (t == DType::Float64) return str_cat("(1.0 / sqrt((double)", a.at(0), "))");
+        return str_cat("(1.0f / sqrtf((float)", a.at(0), "))");
       default: break;
     }
     const char* name = math_name(op->op);

@@ -765,6 +765,17 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       case CallOp::Log: return unary_intrinsic(llvm::Intrinsic::log, x);
       case CallOp::Sqrt: return unary_intrinsic(llvm::Intrinsic::sqrt, x);
       case CallOp::Fabs: return unary_intrinsic(llvm::Intrinsic::fabs, x);
+      case CallOp::Floor: return unary_intrinsic(llvm::Intrinsic::floor, x);
+      case CallOp::Ceil: return unary_intrinsic(llvm::Intrinsic::ceil, x);
+      case CallOp::Trunc: return unary_intrinsic(llvm::Intrinsic::trunc, x);
+      case CallOp::Round: return unary_intrinsic(llvm::Intrinsic::round, x);
+      case CallOp::Rsqrt: return b_.CreateFDiv(fconst(t, 1.0), unary_intrinsic(llvm::Intrinsic::sqrt, x));
+      case CallOp::Erf: {
+        // TVM's llvm rule: the C library's erff / erf (vectorize_loop scalarizes a loop of it).
+        MRD_CHECK(!t->isVectorTy(), "emit_llvm: a vector erf reached code generation");
+        const char* name = t->isFloatTy() ? "erff" : "erf";
+        return b_.CreateCall(module_->getOrInsertFunction(name, llvm::FunctionType::get(t, {t}, false)), {x});
+      }
       case CallOp::Pow: {
         llvm::Value* y = visit(op->args[1]);
         return b_.CreateCall(intrinsic(llvm::Intrinsic::pow, t), {x, y});

@@ -217,6 +217,12 @@ std::string_view call_op_name(CallOp op) {
     case CallOp::Pow: return "pow";
     case CallOp::IfThenElse: return "if_then_else";
     case CallOp::Likely: return "likely";
+    case CallOp::Erf: return "erf";
+    case CallOp::Floor: return "floor";
+    case CallOp::Ceil: return "ceil";
+    case CallOp::Trunc: return "trunc";
+    case CallOp::Round: return "round";
+    case CallOp::Rsqrt: return "rsqrt";
   }
   return "?";
 }
@@ -365,6 +371,12 @@ Expr tanh(Expr x) { return CallNode::make(CallOp::Tanh, {x}); }
 Expr sigmoid(Expr x) { return CallNode::make(CallOp::Sigmoid, {x}); }
 Expr fabs(Expr x) { return CallNode::make(CallOp::Fabs, {x}); }
 Expr pow(Expr x, Expr y) { return CallNode::make(CallOp::Pow, {x, y}); }
+Expr erf(Expr x) { return CallNode::make(CallOp::Erf, {x}); }
+Expr floor(Expr x) { return CallNode::make(CallOp::Floor, {x}); }
+Expr ceil(Expr x) { return CallNode::make(CallOp::Ceil, {x}); }
+Expr trunc(Expr x) { return CallNode::make(CallOp::Trunc, {x}); }
+Expr round(Expr x) { return CallNode::make(CallOp::Round, {x}); }
+Expr rsqrt(Expr x) { return CallNode::make(CallOp::Rsqrt, {x}); }
 Expr likely(Expr cond) { return CallNode::make(CallOp::Likely, {cond}); }
 
 Expr const_of(DType t, double value) {

@@ -174,8 +174,11 @@ struct CastNode : ExprNode {
 };
 
 /// Intrinsic calls. IfThenElse(cond, t, f) is TVM's tir.if_then_else; Likely(cond) marks a
-/// condition expected true (bound guards).
-enum class CallOp : uint8_t { Exp, Log, Sqrt, Tanh, Sigmoid, Fabs, Pow, IfThenElse, Likely };
+/// condition expected true (bound guards). Erf, Floor, Ceil, Trunc, Round and Rsqrt are TVM's
+/// tir.erf, tir.floor, ...; Round rounds halfway cases away from zero (tir.round, llvm.round).
+enum class CallOp : uint8_t {
+  Exp, Log, Sqrt, Tanh, Sigmoid, Fabs, Pow, IfThenElse, Likely, Erf, Floor, Ceil, Trunc, Round, Rsqrt
+};
 std::string_view call_op_name(CallOp op);
 /// Number of arguments the intrinsic takes.
 int call_op_arity(CallOp op);
@@ -280,6 +283,12 @@ Expr tanh(Expr x);
 Expr sigmoid(Expr x);
 Expr fabs(Expr x);
 Expr pow(Expr x, Expr y);
+Expr erf(Expr x);
+Expr floor(Expr x);
+Expr ceil(Expr x);
+Expr trunc(Expr x);
+Expr round(Expr x);
+Expr rsqrt(Expr x);
 Expr likely(Expr cond);
 Expr const_of(DType t, double value);
 

@@ -196,6 +196,18 @@ double float_call(CallOp op, double x, double y) {
       return std::fabs(x);
     case CallOp::Pow:
       return std::pow(x, y);
+    case CallOp::Erf:
+      return std::erf(x);
+    case CallOp::Floor:
+      return std::floor(x);
+    case CallOp::Ceil:
+      return std::ceil(x);
+    case CallOp::Trunc:
+      return std::trunc(x);
+    case CallOp::Round:
+      return std::round(x);
+    case CallOp::Rsqrt:
+      return 1.0 / std::sqrt(x);
     case CallOp::IfThenElse:
     case CallOp::Likely:
       break;

@@ -215,6 +215,10 @@ class Vectorizer : public StmtMutator, public ExprMutator {
     return make_ramp(floormod(x.base, divisor), x.stride, lanes);
   }
 
+  /// TVM's ops without the TVectorizable attribute: a loop that would give them a vector
+  /// argument runs lane by lane.
+  static bool scalar_only(CallOp op) { return op == CallOp::Erf || op == CallOp::Rsqrt; }
+
   Expr visit_(const CallNode* op, const Expr& self) override {
     if (op->op == CallOp::IfThenElse) {
       Expr cond = ExprMutator::visit(op->args[0]);
@@ -223,7 +227,18 @@ class Vectorizer : public StmtMutator, public ExprMutator {
         return self;
       }
     }
-    return ExprMutator::visit_(op, self);
+    if (!scalar_only(op->op)) return ExprMutator::visit_(op, self);
+    std::vector<Expr> args;
+    bool changed = false;
+    for (const Expr& a : op->args) {
+      args.push_back(ExprMutator::visit(a));
+      if (is_vector(args.back())) {
+        need_scalarize_ = true;
+        return self;
+      }
+      changed |= !args.back().same_as(a);
+    }
+    return changed ? CallNode::make(op->op, std::move(args)) : self;
   }
 
   const VarNode* var_;

@@ -166,6 +166,32 @@ def test_a_global_pool_goes_inline_with_its_extents_folded(daemon):
     assert int(r.error_no) == 0, str(r.error_msg)
 
 
+def test_gelu_and_rounding_go_inline_and_compute_what_the_workload_computes(daemon):
+    """topi's erf (BERT's gelu), rsqrt, floor, ceil, trunc and round go inline as themselves,
+    and TVM's sampled states of them, erf and rsqrt scalarized in vector loops as TVM does,
+    compute what the reference interpreter computes."""
+    a = te.placeholder((16, 64), name="a")
+    w = te.placeholder((32, 64), name="w")
+    d = topi.nn.dense(a, w)
+    gelu = topi.multiply(topi.multiply(d, 0.5), topi.add(topi.erf(topi.multiply(d, 0.7071)), 1.0))
+    x = te.placeholder((32, 48), name="x")
+    rounding = te.compute((32, 48), lambda i, j: tvm.tir.round(x[i, j] * 2.5) + tvm.tir.floor(x[i, j])
+                          - tvm.tir.ceil(x[i, j]) * tvm.tir.trunc(x[i, j] * 0.5)
+                          + tvm.tir.rsqrt(tvm.tir.abs(x[i, j]) + 1.0), name="rounding")
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
+    for tensors in ([a, w, gelu], [x, rounding]):
+        key = auto_scheduler.ComputeDAG(tensors).workload_key()
+        auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
+        task = auto_scheduler.SearchTask(
+            workload_key=key, target=TARGET, layout_rewrite_option=1,
+            hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+        policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=11)
+        states = [task.compute_dag.get_init_state()] + list(policy.sample_initial_population())[:5]
+        results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
+        assert [int(r.error_no) for r in results] == [0] * len(states), \
+            [str(r.error_msg) for r in results]
+
+
 def test_tune_a_tvm_only_workload_inline(daemon, tmp_path):
     """A conv2d + relu known to TVM only (registered from its tensors): tuned through measurerd
     as an inline DAG, its best record built by TVM computes what the default schedule does."""

@@ -204,6 +204,27 @@ TEST_CASE("emit_c: float literals are exact and math uses the float32 functions"
   CHECK(o64[0] == 0.1);
 }
 
+TEST_CASE("emit_c: erf, floor, ceil, trunc, round and rsqrt use the C library's float32 functions") {
+  auto in = BufferNode::make("in", DType::Float32, {1});
+  auto out = BufferNode::make("out", DType::Float32, {6});
+  Expr x = load(in, 0);
+  Stmt body = SeqNode::make({store(out, 0, erf(x)), store(out, 1, floor(x)), store(out, 2, ceil(x)),
+                             store(out, 3, trunc(x)), store(out, 4, round(x)), store(out, 5, rsqrt(fabs(x)))});
+  std::string src = emit_c_backend(PrimFunc{{in, out}, body});
+  for (const char* f : {"erff(", "floorf(", "ceilf(", "truncf(", "roundf(", "sqrtf("}) CHECK(src.find(f) != std::string::npos);
+  auto k = build(src);
+  Aligned<float> i(1), o(6);
+  i[0] = -2.5f;
+  void* args[] = {i.p, o.p};
+  REQUIRE(k->entry(args) == 0);
+  CHECK(o[0] == std::erf(-2.5f));
+  CHECK(o[1] == -3.0f);
+  CHECK(o[2] == -2.0f);
+  CHECK(o[3] == -2.0f);
+  CHECK(o[4] == -3.0f);  // halfway away from zero
+  CHECK(o[5] == 1.0f / std::sqrt(2.5f));
+}
+
 TEST_CASE("emit_c: names from the workload never become code") {
   auto a = BufferNode::make("x*/ int evil(); /*", DType::Float32, {1});
   Var i("i; system(\"rm -rf /\");");

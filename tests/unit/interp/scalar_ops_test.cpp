@@ -71,5 +71,12 @@ TEST_CASE("math intrinsics compute in double", "[interp]") {
   CHECK(float_call(CallOp::Pow, 2.0, 10.0) == 1024.0);
   CHECK(float_call(CallOp::Fabs, -3.0, 0.0) == 3.0);
   CHECK(float_call(CallOp::Exp, 1.0, 0.0) == std::exp(1.0));
+  CHECK(float_call(CallOp::Erf, 0.5, 0.0) == std::erf(0.5));
+  CHECK(float_call(CallOp::Floor, -2.5, 0.0) == -3.0);
+  CHECK(float_call(CallOp::Ceil, -2.5, 0.0) == -2.0);
+  CHECK(float_call(CallOp::Trunc, -2.5, 0.0) == -2.0);
+  CHECK(float_call(CallOp::Round, -2.5, 0.0) == -3.0);  // halfway away from zero, as llvm.round
+  CHECK(float_call(CallOp::Round, 2.5, 0.0) == 3.0);
+  CHECK(float_call(CallOp::Rsqrt, 4.0, 0.0) == 0.5);
   CHECK_THROWS_AS(float_call(CallOp::IfThenElse, 1.0, 0.0), InternalError);
 }

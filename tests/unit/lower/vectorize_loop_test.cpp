@@ -87,6 +87,28 @@ TEST_CASE("vectorize_loop: lane-dependent conditions and reductions over the lan
   check_same_results(PrimFunc{{A, S}, reduce});
 }
 
+TEST_CASE("vectorize_loop: erf and rsqrt of a lane-dependent value scalarize, floor stays a vector", "[lower]") {
+  auto A = BufferNode::make("A", DType::Float32, {16});
+  auto B = BufferNode::make("B", DType::Float32, {16});
+  Var j("j");
+  for (Expr (*scalar_only)(Expr) : {&ir::erf, &ir::rsqrt}) {
+    Stmt loop = ForNode::make(j, 0, 16, ForKind::Vectorized, store(B, j, scalar_only(load(A, j) + Expr(6.0f))));
+    Stmt v = lower::vectorize_loop(loop);
+    INFO(to_string(v));
+    REQUIRE(v.as<ForNode>() != nullptr);
+    CHECK(v.as<ForNode>()->for_kind == ForKind::Serial);
+    check_same_results(PrimFunc{{A, B}, loop});
+    // Of a lane-invariant value it is one scalar call, broadcast.
+    Stmt invariant = ForNode::make(j, 0, 16, ForKind::Vectorized, store(B, j, load(A, j) + scalar_only(load(A, Expr(0)) + Expr(6.0f))));
+    CHECK(lower::vectorize_loop(invariant)->kind == StmtKind::Store);
+  }
+  Stmt rounding = ForNode::make(j, 0, 16, ForKind::Vectorized, store(B, j, floor(load(A, j) * Expr(0.5f))));
+  Stmt v = lower::vectorize_loop(rounding);
+  REQUIRE(v.as<StoreNode>() != nullptr);
+  CHECK(v.as<StoreNode>()->value->lanes == 16);
+  check_same_results(PrimFunc{{A, B}, rounding});
+}
+
 TEST_CASE("vectorize_loop: floordiv and floormod of a fused index keep ramps when the lanes allow", "[lower]") {
   auto A = BufferNode::make("A", DType::Float32, {4, 16});
   auto B = BufferNode::make("B", DType::Float32, {64});

@@ -132,6 +132,26 @@ TEST_CASE("llvm backend: strided vector reads gather lane by lane, selects and m
   check_against_evaluator(f);
 }
 
+TEST_CASE("llvm backend: floor, ceil, trunc and round are vector intrinsics, erf and rsqrt run lane by lane, as TVM") {
+  // Halves and negatives: x = in[j] / 2 - 0.25 covers every rounding direction.
+  auto in = BufferNode::make("in", DType::Float32, {16});
+  auto out = BufferNode::make("out", DType::Float32, {16});
+  auto out2 = BufferNode::make("out2", DType::Float32, {16});
+  Var j("j");
+  Expr x = load(in, j) * Expr(0.5f) - Expr(0.25f);
+  Expr h = load(in, j) * Expr(0.5f);
+  Stmt rounding = store(out, j, floor(x) + ceil(x) * Expr(10.0f) + trunc(x) * Expr(100.0f) + round(h) * Expr(1000.0f));
+  Stmt special = store(out2, j, erf(x) + rsqrt(fabs(x) + Expr(1.0f)));
+  std::string text;
+  check_against_evaluator(PrimFunc{{in, out, out2}, ForNode::make(j, 0, 16, ForKind::Vectorized, SeqNode::make({rounding, special}))}, &text);
+  for (const char* f : {"@llvm.floor.v16f32", "@llvm.ceil.v16f32", "@llvm.trunc.v16f32", "@llvm.round.v16f32"}) {
+    CHECK(text.find(f) != std::string::npos);
+  }
+  CHECK(text.find("call float @erff(float") != std::string::npos);
+  CHECK(text.find("@llvm.sqrt.f32(float") != std::string::npos);
+  CHECK(text.find("x float> @erff") == std::string::npos);
+}
+
 TEST_CASE("llvm backend: strided vector reads and writes index each lane with scalar arithmetic") {
   // out[i*16 + 2*j] = in[i + 2*j] * 3 for j in vectorized(0, 4): both ramps have stride 2 and a
   // base that is not a constant. As TVM's Scalarize, each lane's index is base + 2 * lane,
