@@ -24,6 +24,7 @@ from measurerd.tvm.meta_schedule import MetaScheduleNotSupported
 N = 64
 TARGET = "llvm"
 FAST = dict(number=1, repeat=1, min_repeat_ms=20)  # the same for TVM's runner and measurerd's
+ONE_CORE = auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0)
 
 
 @auto_scheduler.register_workload("matmul")
@@ -49,7 +50,15 @@ def tvm_truncmod(n):  # truncated remainder: measurerd's IR has floormod only
 def matmul_task(n=N):
     return auto_scheduler.SearchTask(
         func="matmul", args=(n, n, n, "float32"), target=tvm.target.Target(TARGET),
-        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+        hardware_params=ONE_CORE)
+
+
+def inline_task(tensors, **options):
+    """A SearchTask of a workload only TVM knows: registered from its tensors, so that
+    measurerd.tvm sends it inline as its DAG."""
+    key = auto_scheduler.ComputeDAG(tensors).workload_key()
+    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
+    return auto_scheduler.SearchTask(workload_key=key, target=TARGET, **options)
 
 
 def test_tune_through_measurerd_then_load_and_build_the_best_with_tvm(daemon, tmp_path):
@@ -118,9 +127,7 @@ def test_workloads_measurerd_does_not_know_go_inline_as_their_dag(daemon):
     d = te.placeholder((1, 3, 8, 8), name="data")
     w = te.placeholder((4, 3, 3, 3), name="kernel")
     tensors = [d, w, topi.nn.relu(topi.nn.conv2d_nchw(d, w, 1, 1, 1))]
-    key = auto_scheduler.ComputeDAG(tensors).workload_key()
-    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
-    dag_task = auto_scheduler.SearchTask(workload_key=key, target=TARGET)
+    dag_task = inline_task(tensors)
     for task in (named, dag_task):
         policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=3)
         states = [task.compute_dag.get_init_state()] + list(
@@ -128,7 +135,7 @@ def test_workloads_measurerd_does_not_know_go_inline_as_their_dag(daemon):
         results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
         assert [int(r.error_no) for r in results] == [0] * len(states), \
             [str(r.error_msg) for r in results]
-    assert isinstance(runner._state.workloads[key], measurerd.TensorWorkload)
+    assert isinstance(runner._state.workloads[dag_task.workload_key], measurerd.TensorWorkload)
 
 
 def test_an_inline_topi_dense_keeps_its_layout_free_weight(daemon):
@@ -141,11 +148,7 @@ def test_an_inline_topi_dense_keeps_its_layout_free_weight(daemon):
     tensors = [a, w, topi.sigmoid(topi.nn.dense(a, w))]
     assert dag_archive(tensors)[6] == 2
     assert dag_archive([a, w, topi.sigmoid(topi.add(a, a))])[6] == 1
-    key = auto_scheduler.ComputeDAG(tensors).workload_key()
-    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
-    task = auto_scheduler.SearchTask(
-        workload_key=key, target=TARGET, layout_rewrite_option=1,
-        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+    task = inline_task(tensors, layout_rewrite_option=1, hardware_params=ONE_CORE)
     policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=5)
     states = list(policy.sample_initial_population())[:6]
     runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
@@ -158,9 +161,7 @@ def test_a_global_pool_goes_inline_with_its_extents_folded(daemon):
     TVM's simplifier folds to constants; they go inline as those constants."""
     d = te.placeholder((1, 8, 7, 7), name="data")
     tensors = [d, topi.nn.global_pool(d, "avg")]
-    key = auto_scheduler.ComputeDAG(tensors).workload_key()
-    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
-    task = auto_scheduler.SearchTask(workload_key=key, target=TARGET)
+    task = inline_task(tensors)
     runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
     (r,) = runner.measure([auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())])
     assert int(r.error_no) == 0, str(r.error_msg)
@@ -180,11 +181,7 @@ def test_gelu_and_rounding_go_inline_and_compute_what_the_workload_computes(daem
                           + tvm.tir.rsqrt(tvm.tir.abs(x[i, j]) + 1.0), name="rounding")
     runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
     for tensors in ([a, w, gelu], [x, rounding]):
-        key = auto_scheduler.ComputeDAG(tensors).workload_key()
-        auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
-        task = auto_scheduler.SearchTask(
-            workload_key=key, target=TARGET, layout_rewrite_option=1,
-            hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+        task = inline_task(tensors, layout_rewrite_option=1, hardware_params=ONE_CORE)
         policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=11)
         states = [task.compute_dag.get_init_state()] + list(policy.sample_initial_population())[:5]
         results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
@@ -198,11 +195,7 @@ def test_tune_a_tvm_only_workload_inline(daemon, tmp_path):
     d = te.placeholder((1, 4, 10, 10), name="data")
     w = te.placeholder((8, 4, 3, 3), name="kernel")
     tensors = [d, w, topi.nn.relu(topi.nn.conv2d_nchw(d, w, 1, 1, 1))]
-    key = auto_scheduler.ComputeDAG(tensors).workload_key()
-    auto_scheduler.workload_registry.register_workload_tensors(key, tensors)
-    task = auto_scheduler.SearchTask(
-        workload_key=key, target=TARGET,
-        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+    task = inline_task(tensors, hardware_params=ONE_CORE)
     log = str(tmp_path / "conv.log")
     task.tune(auto_scheduler.TuningOptions(
         num_measure_trials=16, num_measures_per_round=16, builder=measurerd.tvm.Builder(),
