@@ -774,7 +774,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
         // TVM's llvm rule: the C library's erff / erf (vectorize_loop scalarizes a loop of it).
         MRD_CHECK(!t->isVectorTy(), "emit_llvm: a vector erf reached code generation");
         const char* name = t->isFloatTy() ? "erff" : "erf";
-        return b_.CreateCall(module_->getOrInsertFunction(name, llvm::FunctionType::get(t, {t}, false)), {x});
+        return b_.CreateCall(runtime(name, llvm::FunctionType::get(t, {t}, false)), {x});
       }
       case CallOp::Pow: {
         llvm::Value* y = visit(op->args[1]);

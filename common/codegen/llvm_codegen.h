@@ -11,8 +11,8 @@
 // LowerIntrin); a float a*b + c is llvm.fmuladd (TVM's FMA rule); exp, log, sqrt, fabs, pow,
 // floor, ceil, trunc and round are LLVM intrinsics, tanh and sigmoid are TVM's formulas over
 // exp, rsqrt is 1 / sqrt and erf a call of the C library's erff / erf, as TVM's rules for
-// llvm. Vector loads and
-// stores through a stride-1 ramp are single vector accesses, others go lane by lane. A
+// llvm. Vector loads and stores through a stride-1 ramp are single vector accesses, others go
+// lane by lane. A
 // parallel loop's body is outlined into a closure launched on the OpenMP runtime
 // (GOMP_parallel, every thread of the team taking one contiguous chunk, as TVM's
 // TVMBackendParallelLaunch does). As in TVM's LowerTVMBuiltin, a global-scope allocation under

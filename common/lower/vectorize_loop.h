@@ -10,10 +10,10 @@
 // Where a statement cannot be vectorized it is scalarized, the smallest enclosing statement
 // only, as TVM does: it is wrapped in a serial loop over the lanes. That happens for a
 // lane-dependent condition (an `if` or an if_then_else), for a lane-dependent argument of erf
-// or rsqrt (the ops TVM leaves without its TVectorizable attribute), and, unlike TVM (which widens the
-// allocation or writes every lane to one address), for an allocation inside the body and for
-// a store of a lane-dependent value at a lane-invariant index (a reduction over the vectorized
-// axis), which keeps the results right.
+// or rsqrt (the ops TVM leaves without its TVectorizable attribute), and, unlike TVM (which
+// widens the allocation or writes every lane to one address), for an allocation inside the
+// body and for a store of a lane-dependent value at a lane-invariant index (a reduction over
+// the vectorized axis), which keeps the results right.
 //
 // Pre: storage flattened (one index per access), simplified. Post: no Vectorized loop left.
 #pragma once

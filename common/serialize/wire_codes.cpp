@@ -18,9 +18,9 @@ constexpr BinaryOp kBinaryOps[] = {
     BinaryOp::EQ,       BinaryOp::NE,       BinaryOp::LT,  BinaryOp::LE,
     BinaryOp::GT,       BinaryOp::GE,       BinaryOp::And, BinaryOp::Or};
 constexpr CallOp kCallOps[] = {
-    CallOp::Exp,        CallOp::Log,    CallOp::Sqrt, CallOp::Tanh,  CallOp::Sigmoid,
-    CallOp::Fabs,       CallOp::Pow,    CallOp::IfThenElse, CallOp::Likely, CallOp::Erf,
-    CallOp::Floor,      CallOp::Ceil,   CallOp::Trunc, CallOp::Round, CallOp::Rsqrt};
+    CallOp::Exp,    CallOp::Log,        CallOp::Sqrt,   CallOp::Tanh,  CallOp::Sigmoid,
+    CallOp::Fabs,   CallOp::Pow,        CallOp::IfThenElse, CallOp::Likely, CallOp::Erf,
+    CallOp::Floor,  CallOp::Ceil,       CallOp::Trunc,  CallOp::Round, CallOp::Rsqrt};
 constexpr ReduceOp kReduceOps[] = {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min};
 constexpr std::string_view kKindNames[kNumNodeKinds] = {
     "placeholder", "compute", "int_imm", "float_imm", "var",         "binary",

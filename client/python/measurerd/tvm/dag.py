@@ -4,10 +4,11 @@ registry does not have (a TVM-only function, or one registered from tensors) is 
 Covers what measurerd's IR has: placeholders and single-output compute ops of bool, int32,
 int64, float32 and float64; arithmetic, comparisons, logic, select, cast, exp, log, sqrt,
 tanh, sigmoid, fabs, pow, erf, floor, ceil, trunc, round, rsqrt, if_then_else, likely, tensor
-reads, and sum/max/min reductions (with a condition). A compute's ``layout_free_placeholders`` attribute (topi's dense, batch_matmul,
-matmul) goes along, so that measurerd re-lays those inputs out as TVM's layout rewrite does;
-axis bounds that TVM's simplifier folds to constants (an adaptive pool's) go as those
-constants. Anything else raises UnsupportedExpression naming it.
+reads, and sum/max/min reductions (with a condition). A compute's
+``layout_free_placeholders`` attribute (topi's dense, batch_matmul, matmul) goes along, so
+that measurerd re-lays those inputs out as TVM's layout rewrite does; axis bounds that TVM's
+simplifier folds to constants (an adaptive pool's) go as those constants. Anything else
+raises UnsupportedExpression naming it.
 """
 
 from typing import Dict
