@@ -132,10 +132,31 @@ def batch_norm_relu():
     return [x, g, be, m, v, topi.nn.relu(y)]
 
 
+def dense_int8():
+    """A quantized dense: uint8 activations, int8 weights, int32 accumulation, requantized."""
+    a = te.placeholder((64, 512), name="a", dtype="uint8")
+    w = te.placeholder((256, 512), name="w", dtype="int8")
+    d = topi.nn.dense(a, w, out_dtype="int32")
+    scaled = topi.round(topi.multiply(topi.cast(d, "float32"), 0.01))
+    return [a, w, topi.cast(topi.clip(scaled, -128.0, 127.0), "int8")]
+
+
+def conv2d_int8():
+    d = te.placeholder((1, 64, 28, 28), name="data", dtype="int8")
+    w = te.placeholder((64, 64, 3, 3), name="w", dtype="int8")
+    return [d, w, topi.nn.conv2d_nchw(d, w, 1, 1, 1, out_dtype="int32")]
+
+
+def max_pool_uint8():
+    d = te.placeholder((1, 64, 56, 56), name="data", dtype="uint8")
+    return [d, topi.nn.pool2d(d, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max")]
+
+
 WORKLOADS = {f.__name__: f for f in (conv_bias_relu, conv_dilated, conv1x1_stride2,
                                      conv_transpose, avg_pool, global_pool, dense_sigmoid,
                                      dense_gelu, rms_norm, matmul_tanh_odd, softmax3d,
-                                     sum_axis, max_of_exp, batch_norm_relu)}
+                                     sum_axis, max_of_exp, batch_norm_relu, dense_int8,
+                                     conv2d_int8, max_pool_uint8)}
 
 
 def search_task(tensors):

@@ -22,7 +22,10 @@ constexpr double kLinkTimeoutSeconds = 60;
 const char* c_type(ir::DType t) {
   switch (t) {
     case ir::DType::Bool:
+    case ir::DType::UInt8:
       return "uint8_t";
+    case ir::DType::Int8:
+      return "int8_t";
     case ir::DType::Int32:
       return "int32_t";
     case ir::DType::Int64:

@@ -28,6 +28,8 @@ using namespace ir;
 const char* c_type(DType t) {
   switch (t) {
     case DType::Bool: return "uint8_t";
+    case DType::Int8: return "int8_t";
+    case DType::UInt8: return "uint8_t";
     case DType::Int32: return "int32_t";
     case DType::Int64: return "int64_t";
     case DType::Float32: return "float";
@@ -39,6 +41,8 @@ const char* c_type(DType t) {
 const char* suffix(DType t) {
   switch (t) {
     case DType::Bool: return "b";
+    case DType::Int8: return "i8";
+    case DType::UInt8: return "u8";
     case DType::Int32: return "i32";
     case DType::Int64: return "i64";
     case DType::Float32: return "f32";
@@ -184,7 +188,7 @@ class CEmitter : public ExprFunctor<std::string> {
       return it != nonneg_.end() && it->second;
     }
     if (const auto* b = e.as<BinaryNode>()) {
-      if (!is_int(b->dtype)) return false;
+      if (!is_index(b->dtype)) return false;  // 8-bit sums may wrap below zero
       switch (b->op) {
         case BinaryOp::Add:
         case BinaryOp::Mul:
@@ -732,11 +736,16 @@ class CEmitter : public ExprFunctor<std::string> {
   std::string visit_(const BinaryNode* op, const Expr&) override {
     std::string a = visit(op->a), b = visit(op->b);
     DType t = op->a->dtype;
+    // C computes int8 and uint8 operands in int: the result wraps back to the type, as the
+    // IR's 8-bit arithmetic does.
+    auto narrow = [&](std::string e) {
+      return dtype_bytes(t) == 1 && is_int(t) ? str_cat("((", c_type(t), ")", e, ")") : e;
+    };
     switch (op->op) {
-      case BinaryOp::Add: return str_cat("(", a, " + ", b, ")");
-      case BinaryOp::Sub: return str_cat("(", a, " - ", b, ")");
-      case BinaryOp::Mul: return str_cat("(", a, " * ", b, ")");
-      case BinaryOp::Div: return str_cat("(", a, " / ", b, ")");
+      case BinaryOp::Add: return narrow(str_cat("(", a, " + ", b, ")"));
+      case BinaryOp::Sub: return narrow(str_cat("(", a, " - ", b, ")"));
+      case BinaryOp::Mul: return narrow(str_cat("(", a, " * ", b, ")"));
+      case BinaryOp::Div: return narrow(str_cat("(", a, " / ", b, ")"));
       case BinaryOp::FloorDiv:
         // Truncation and floor agree for a non-negative dividend and a positive divisor.
         if (is_int(t) && non_negative(op->a) && positive_const(op->b)) return str_cat("(", a, " / ", b, ")");

@@ -146,7 +146,7 @@ class Planner {
   bool classify_atom(const Expr& e) {
     if (atoms_.count(e.get())) return true;
     const auto* b = e.as<BinaryNode>();
-    if (!b || !is_compare(b->op) || !is_int(b->a->dtype)) return false;
+    if (!b || !is_compare(b->op) || !is_index(b->a->dtype)) return false;
     AffineIndex d = affine_of(b->a);
     AffineIndex r = affine_of(b->b);
     // d - r, term by term (both sides are small affine forms).

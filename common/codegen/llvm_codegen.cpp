@@ -171,6 +171,8 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   llvm::Type* elem_type(DType t) {
     switch (t) {
       case DType::Bool: return b_.getInt1Ty();
+      case DType::Int8:
+      case DType::UInt8: return b_.getInt8Ty();
       case DType::Int32: return b_.getInt32Ty();
       case DType::Int64: return b_.getInt64Ty();
       case DType::Float32: return b_.getFloatTy();
@@ -619,19 +621,23 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     if (op->op == BinaryOp::FloorDiv || op->op == BinaryOp::FloorMod) return floor_div_mod(op);
     llvm::Value* a = visit(op->a);
     llvm::Value* b = visit(op->b);
+    // As TVM's CreateAdd & co.: nsw for signed integers of 32 bits and more, nuw for unsigned
+    // ones (none here), wrapping arithmetic below 32 bits.
+    const bool wraps = t == DType::Bool || dtype_bytes(t) < 4;
+    const bool u = is_unsigned(t);
     switch (op->op) {
-      case BinaryOp::Add: return t == DType::Bool ? b_.CreateAdd(a, b) : b_.CreateNSWAdd(a, b);
-      case BinaryOp::Sub: return t == DType::Bool ? b_.CreateSub(a, b) : b_.CreateNSWSub(a, b);
-      case BinaryOp::Mul: return t == DType::Bool ? b_.CreateMul(a, b) : b_.CreateNSWMul(a, b);
-      case BinaryOp::Div: return b_.CreateSDiv(a, b);
-      case BinaryOp::Min: return b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
-      case BinaryOp::Max: return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
+      case BinaryOp::Add: return wraps ? b_.CreateAdd(a, b) : b_.CreateNSWAdd(a, b);
+      case BinaryOp::Sub: return wraps ? b_.CreateSub(a, b) : b_.CreateNSWSub(a, b);
+      case BinaryOp::Mul: return wraps ? b_.CreateMul(a, b) : b_.CreateNSWMul(a, b);
+      case BinaryOp::Div: return u ? b_.CreateUDiv(a, b) : b_.CreateSDiv(a, b);
+      case BinaryOp::Min: return b_.CreateSelect(u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b), a, b);
+      case BinaryOp::Max: return b_.CreateSelect(u ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b), a, b);
       case BinaryOp::EQ: return b_.CreateICmpEQ(a, b);
       case BinaryOp::NE: return b_.CreateICmpNE(a, b);
-      case BinaryOp::LT: return b_.CreateICmpSLT(a, b);
-      case BinaryOp::LE: return b_.CreateICmpSLE(a, b);
-      case BinaryOp::GT: return b_.CreateICmpSGT(a, b);
-      case BinaryOp::GE: return b_.CreateICmpSGE(a, b);
+      case BinaryOp::LT: return u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
+      case BinaryOp::LE: return u ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
+      case BinaryOp::GT: return u ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
+      case BinaryOp::GE: return u ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
       default: break;
     }
     throw InternalError("emit_llvm: unexpected integer operator");
@@ -683,6 +689,8 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     llvm::Value* a = visit(op->a);
     llvm::Value* b = visit(op->b);
     llvm::Type* t = a->getType();
+    // Unsigned values: floor and truncation agree.
+    if (is_unsigned(op->a->dtype)) return div ? b_.CreateUDiv(a, b) : b_.CreateURem(a, b);
     if (c && is_power_of_two(*c)) {
       int shift = log2_exact(*c);
       if (div) return b_.CreateAShr(a, llvm::ConstantInt::get(t, shift));
@@ -740,11 +748,13 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       return is_float(from) ? b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()))
                             : b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
     }
+    // As TVM's CreateCast: the source's signedness widens an integer, the target's converts
+    // from a float.
     if (from == DType::Bool) return is_float(to) ? b_.CreateUIToFP(v, t) : b_.CreateZExt(v, t);
     if (is_float(from) && is_float(to)) return b_.CreateFPCast(v, t);
-    if (is_float(from)) return b_.CreateFPToSI(v, t);
-    if (is_float(to)) return b_.CreateSIToFP(v, t);
-    return b_.CreateSExtOrTrunc(v, t);
+    if (is_float(from)) return is_unsigned(to) ? b_.CreateFPToUI(v, t) : b_.CreateFPToSI(v, t);
+    if (is_float(to)) return is_unsigned(from) ? b_.CreateUIToFP(v, t) : b_.CreateSIToFP(v, t);
+    return b_.CreateIntCast(v, t, !is_unsigned(from));
   }
 
   llvm::Value* unary_intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
@@ -764,7 +774,12 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       case CallOp::Exp: return unary_intrinsic(llvm::Intrinsic::exp, x);
       case CallOp::Log: return unary_intrinsic(llvm::Intrinsic::log, x);
       case CallOp::Sqrt: return unary_intrinsic(llvm::Intrinsic::sqrt, x);
-      case CallOp::Fabs: return unary_intrinsic(llvm::Intrinsic::fabs, x);
+      case CallOp::Fabs:
+        if (is_unsigned(op->dtype)) return x;
+        if (is_int(op->dtype)) {
+          return b_.CreateSelect(b_.CreateICmpSLT(x, llvm::Constant::getNullValue(t)), b_.CreateNeg(x), x);
+        }
+        return unary_intrinsic(llvm::Intrinsic::fabs, x);
       case CallOp::Floor: return unary_intrinsic(llvm::Intrinsic::floor, x);
       case CallOp::Ceil: return unary_intrinsic(llvm::Intrinsic::ceil, x);
       case CallOp::Trunc: return unary_intrinsic(llvm::Intrinsic::trunc, x);

@@ -16,7 +16,9 @@ enum class TypeCode { Int, UInt, Float };
 TypeCode type_code(DType t) {
   switch (t) {
     case DType::Bool:
+    case DType::UInt8:
       return TypeCode::UInt;
+    case DType::Int8:
     case DType::Int32:
     case DType::Int64:
       return TypeCode::Int;

@@ -148,6 +148,8 @@ class Evaluator {
       case ExprKind::Not:
       case ExprKind::Reduce:
       case ExprKind::BufferLoad:
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
         break;
     }
     throw UserError(
@@ -208,6 +210,8 @@ class Evaluator {
       case ExprKind::FloatImm:
       case ExprKind::Reduce:
       case ExprKind::BufferLoad:
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
         break;
     }
     throw UserError(
@@ -301,7 +305,7 @@ HostTensor make_reference_input(const OperationNode& placeholder) {
   for (size_t i = 0; i < t.data.size(); ++i) {
     int64_t m = static_cast<int64_t>((static_cast<uint64_t>(i) * 7919) % 1000);
     t.data[i] =
-        is_float(t.dtype) ? store_value(t.dtype, m / 1000.0 - 0.5) : static_cast<double>(m - 500);
+        store_value(t.dtype, is_float(t.dtype) ? m / 1000.0 - 0.5 : static_cast<double>(m - 500));
   }
   return t;
 }

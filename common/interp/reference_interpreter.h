@@ -48,7 +48,8 @@ class InputValues {
 };
 
 /// The fill of the tvm-reference check numbers: x[i] = float32(((i * 7919) % 1000) / 1000.0 -
-/// 0.5) for row-major index i; integer tensors get ((i * 7919) % 1000) - 500.
+/// 0.5) for row-major index i; integer tensors get ((i * 7919) % 1000) - 500, wrapped to their
+/// type.
 HostTensor make_reference_input(const ir::OperationNode& placeholder);
 
 /// Largest number of elements the interpreter holds in one tensor.

@@ -34,11 +34,7 @@ const std::string& Var::name() const { return static_cast<const VarNode*>(get())
 
 Expr IntImmNode::make(DType t, int64_t value) {
   MRD_CHECK(is_int(t) || t == DType::Bool, "integer immediate of type ", dtype_name(t));
-  if (t == DType::Int32) {
-    MRD_USER_CHECK(value >= std::numeric_limits<int32_t>::min() &&
-                       value <= std::numeric_limits<int32_t>::max(),
-                   "integer constant ", value, " does not fit int32");
-  }
+  if (t != DType::Bool) MRD_USER_CHECK(fits(t, value), "integer constant ", value, " does not fit ", dtype_name(t));
   if (t == DType::Bool) value = value != 0;
   return Expr(std::make_shared<const IntImmNode>(t, value));
 }
@@ -99,10 +95,12 @@ Expr retype_imm(const Expr& e, DType t) {
 int rank(DType t) {
   switch (t) {
     case DType::Bool: return 0;
-    case DType::Int32: return 1;
-    case DType::Int64: return 2;
-    case DType::Float32: return 3;
-    case DType::Float64: return 4;
+    case DType::UInt8: return 1;
+    case DType::Int8: return 2;
+    case DType::Int32: return 3;
+    case DType::Int64: return 4;
+    case DType::Float32: return 5;
+    case DType::Float64: return 6;
   }
   return 0;
 }
@@ -270,8 +268,8 @@ Expr TensorReadNode::make(Operation op, std::vector<Expr> indices) {
   MRD_USER_CHECK(indices.size() == op->shape.size(), "tensor ", op->name, " has ",
                  op->shape.size(), " dimensions, read with ", indices.size(), " indices");
   for (const Expr& i : indices) {
-    MRD_USER_CHECK(i.defined() && is_int(i->dtype), "index into ", op->name,
-                   " must be an integer");
+    MRD_USER_CHECK(i.defined() && is_index(i->dtype), "index into ", op->name,
+                   " must be an int32 or int64");
   }
   DType t = op->dtype;
   return Expr(std::make_shared<const TensorReadNode>(t, std::move(op), std::move(indices)));
@@ -296,6 +294,11 @@ Expr reduce_identity(ReduceOp op, DType t) {
     case DType::Float64:
       return FloatImmNode::make(t, lowest ? std::numeric_limits<double>::lowest()
                                           : std::numeric_limits<double>::max());
+    case DType::Int8:
+      return IntImmNode::make(t, lowest ? std::numeric_limits<int8_t>::min()
+                                        : std::numeric_limits<int8_t>::max());
+    case DType::UInt8:
+      return IntImmNode::make(t, lowest ? 0 : std::numeric_limits<uint8_t>::max());
     case DType::Int32:
       return IntImmNode::make(t, lowest ? std::numeric_limits<int32_t>::min()
                                         : std::numeric_limits<int32_t>::max());

@@ -37,6 +37,10 @@ bool fits(DType t, int64_t v) {
   switch (t) {
     case DType::Bool:
       return v == 0 || v == 1;
+    case DType::Int8:
+      return v >= std::numeric_limits<int8_t>::min() && v <= std::numeric_limits<int8_t>::max();
+    case DType::UInt8:
+      return v >= 0 && v <= std::numeric_limits<uint8_t>::max();
     case DType::Int32:
       return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
     case DType::Int64:
@@ -50,6 +54,8 @@ bool fits(DType t, int64_t v) {
 
 int64_t wrap_int(DType t, int64_t v) {
   if (t == DType::Int32) return static_cast<int32_t>(static_cast<uint32_t>(u(v)));
+  if (t == DType::Int8) return static_cast<int8_t>(static_cast<uint8_t>(u(v)));
+  if (t == DType::UInt8) return static_cast<uint8_t>(u(v));
   if (t == DType::Bool) return v != 0;
   return v;
 }
@@ -57,6 +63,9 @@ int64_t wrap_int(DType t, int64_t v) {
 int64_t float_to_int(DType t, double v) {
   if (t == DType::Bool) return v != 0;
   if (!std::isfinite(v)) {
+    // x86's "integer indefinite" of the conversion's width (an 8-bit result is the low byte
+    // of a 32-bit conversion's, 0).
+    if (t == DType::Int8 || t == DType::UInt8) return 0;
     return t == DType::Int32 ? std::numeric_limits<int32_t>::min()
                              : std::numeric_limits<int64_t>::min();
   }
@@ -88,6 +97,8 @@ double store_value(DType t, double v) {
       return v;
     case DType::Bool:
       return v != 0 ? 1.0 : 0.0;
+    case DType::Int8:
+    case DType::UInt8:
     case DType::Int32:
     case DType::Int64:
       return static_cast<double>(float_to_int(t, v));

@@ -28,7 +28,8 @@ std::optional<int64_t> checked_mul(int64_t a, int64_t b);
 /// True when v is representable in integer or bool type t (bool: 0 or 1).
 bool fits(DType t, int64_t v);
 
-/// An integer result wrapped to the width of t: int32 wraps, bool is 0 or 1, int64 unchanged.
+/// An integer result wrapped to the width of t: int8 and int32 wrap to their signed range,
+/// uint8 to 0..255, bool is 0 or 1, int64 unchanged.
 int64_t wrap_int(DType t, int64_t v);
 
 /// A double converted to integer type t: truncated toward zero and wrapped modulo 2^width of
@@ -41,7 +42,7 @@ int64_t float_to_int(DType t, double v);
 double to_float32(double v);
 
 /// v as held in an element of type t: float32 rounds to the nearest float, float64 is
-/// unchanged, int32/int64 convert as float_to_int, bool is v != 0.
+/// unchanged, the integer types convert as float_to_int, bool is v != 0.
 double store_value(DType t, double v);
 
 /// a / b rounded toward negative infinity, as the generated C's mrd_floordiv; b != 0.

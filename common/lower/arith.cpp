@@ -100,14 +100,14 @@ std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) {
 ConstEnds const_ends(const Expr& e) {
   if (const auto* i = e.as<IntImmNode>()) return ConstEnds{i->value, i->value};
   if (const auto* c = e.as<CastNode>()) {
-    if (!is_int(c->dtype) || !is_int(c->value->dtype)) return {};
+    if (!is_index(c->dtype) || !is_index(c->value->dtype)) return {};
     ConstEnds r = const_ends(c->value);
     if (dtype_bytes(c->dtype) >= dtype_bytes(c->value->dtype)) return r;
     if (!r.lo || !r.hi || !fits(c->dtype, *r.lo) || !fits(c->dtype, *r.hi)) return {};
     return r;
   }
   const auto* b = e.as<BinaryNode>();
-  if (!b || !is_int(b->dtype)) return {};
+  if (!b || !is_index(b->dtype)) return {};
   ConstEnds x = const_ends(b->a), y = const_ends(b->b);
   auto pick = [](std::optional<int64_t> p, std::optional<int64_t> q, bool need_both, auto f) -> std::optional<int64_t> {
     if (p && q) return f(*p, *q);

@@ -56,7 +56,7 @@ struct Bound {
 std::optional<Bound> as_bound(const Expr& c, const ExprNode* var) {
   const auto* b = c.as<BinaryNode>();
   if (!b || !(b->op == BinaryOp::LT || b->op == BinaryOp::LE || b->op == BinaryOp::GT || b->op == BinaryOp::GE) ||
-      !is_int(b->a->dtype) || has_load(c)) {
+      !is_index(b->a->dtype) || has_load(c)) {
     return std::nullopt;
   }
   LinearForm d = to_linear(b->a), r = to_linear(b->b);

@@ -51,11 +51,11 @@ std::optional<IntSet> eval_set(const Expr& e, const SetMap& dom) {
   }
   if (const VarNode* v = e.as<VarNode>()) return dom.at(v);
   if (const CastNode* c = e.as<CastNode>()) {
-    if (!is_int(c->dtype)) return std::nullopt;
+    if (!is_index(c->dtype) || !is_index(c->value->dtype)) return std::nullopt;
     return eval_set(c->value, dom);
   }
   const BinaryNode* b = e.as<BinaryNode>();
-  if (b == nullptr || !is_int(b->dtype)) return std::nullopt;
+  if (b == nullptr || !is_index(b->dtype)) return std::nullopt;
   auto x = eval_set(b->a, dom);
   auto y = eval_set(b->b, dom);
   if (!x || !y) return std::nullopt;

@@ -61,7 +61,8 @@ class ExprSimplifier : public ExprMutator {
       if (ca) return (*ca != 0) == is_and ? b : a;
       if (cb) return (*cb != 0) == is_and ? a : b;
     }
-    if (is_int(op->dtype)) {
+    // Index arithmetic only: 8-bit data values keep their operations as written.
+    if (is_index(op->dtype)) {
       switch (op->op) {
         case BinaryOp::Add:
         case BinaryOp::Sub:
@@ -91,7 +92,7 @@ class ExprSimplifier : public ExprMutator {
           break;
       }
     }
-    if (is_comparison(op->op) && is_int(a->dtype) && is_int(b->dtype)) {
+    if (is_comparison(op->op) && is_index(a->dtype) && is_index(b->dtype)) {
       Expr d = from_linear(to_linear(a - b));
       if (auto r = const_bound(d, ranges_)) {
         std::optional<bool> v;

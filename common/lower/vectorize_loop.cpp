@@ -161,7 +161,7 @@ class Vectorizer : public StmtMutator, public ExprMutator {
     Expr a = ExprMutator::visit(op->a), b = ExprMutator::visit(op->b);
     if (a.same_as(op->a) && b.same_as(op->b)) return self;
     // Integer arithmetic on ramps and broadcasts folds into one ramp or broadcast.
-    if (is_int(op->dtype) && (is_vector(a) || is_vector(b))) {
+    if (is_index(op->dtype) && (is_vector(a) || is_vector(b))) {
       if (Expr r = ramp_arith(op->op, a, b); r.defined()) return r;
     }
     return BinaryNode::make(op->op, a, b);

@@ -63,6 +63,8 @@ HostArgs::HostArgs(const dag::ComputeDAG& dag) {
         case ir::DType::Float64: fill_from<double>(p, n, values); break;
         case ir::DType::Int32: fill_from<int32_t>(p, n, values); break;
         case ir::DType::Int64: fill_from<int64_t>(p, n, values); break;
+        case ir::DType::Int8: fill_from<int8_t>(p, n, values); break;
+        case ir::DType::UInt8: fill_from<uint8_t>(p, n, values); break;
         case ir::DType::Bool: fill_from<uint8_t>(p, n, values); break;
       }
     } else {
@@ -123,6 +125,8 @@ double HostArgs::value(size_t pos, int64_t i) const {
     case ir::DType::Float64: return static_cast<const double*>(p)[i];
     case ir::DType::Int32: return static_cast<const int32_t*>(p)[i];
     case ir::DType::Int64: return double(static_cast<const int64_t*>(p)[i]);
+    case ir::DType::Int8: return static_cast<const int8_t*>(p)[i];
+    case ir::DType::UInt8: return static_cast<const uint8_t*>(p)[i];
     case ir::DType::Bool: return static_cast<const uint8_t*>(p)[i];
   }
   return 0;
@@ -135,6 +139,8 @@ void HostArgs::perturb(size_t pos, int64_t i, double delta) {
     case ir::DType::Float64: static_cast<double*>(p)[i] += delta; break;
     case ir::DType::Int32: static_cast<int32_t*>(p)[i] += int32_t(delta); break;
     case ir::DType::Int64: static_cast<int64_t*>(p)[i] += int64_t(delta); break;
+    case ir::DType::Int8: static_cast<int8_t*>(p)[i] = int8_t(static_cast<int8_t*>(p)[i] + int(delta)); break;
+    case ir::DType::UInt8: static_cast<uint8_t*>(p)[i] = uint8_t(static_cast<uint8_t*>(p)[i] + int(delta)); break;
     case ir::DType::Bool: static_cast<uint8_t*>(p)[i] ^= 1; break;
   }
 }

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/ir/scalar_semantics.h"
 #include "common/serialize/dag_archive.h"
 #include "common/serialize/decode_error.h"
 #include "common/util/error.h"
@@ -126,7 +127,7 @@ class Rebuilder {
       const Built& b = resolve(r.var);
       const VarNode* v = b.expr.defined() ? b.expr.as<VarNode>() : nullptr;
       if (!v) fail(DecodeErrc::Malformed, str_cat("axis refers to node ", r.var, ", not a var"));
-      if (!is_int(v->dtype)) fail(DecodeErrc::DTypeMismatch, "axis var of a non-integer type");
+      if (!is_index(v->dtype)) fail(DecodeErrc::DTypeMismatch, "axis var of a type other than int32 and int64");
       if (r.extent <= 0) fail(DecodeErrc::BadShape, str_cat("axis extent ", r.extent));
       if (r.min > std::numeric_limits<int64_t>::max() - r.extent) {
         fail(DecodeErrc::TooLarge, "axis range overflows int64");
@@ -179,9 +180,8 @@ class Rebuilder {
     switch (n.kind) {
       case NodeKind::IntImm:
         expect(is_int(t) || t == DType::Bool, "integer immediate of a non-integer type");
-        if (t == DType::Int32 && (n.int_value < std::numeric_limits<int32_t>::min() ||
-                                  n.int_value > std::numeric_limits<int32_t>::max())) {
-          fail(DecodeErrc::Malformed, "int32 immediate out of range");
+        if (t != DType::Bool && !fits(t, n.int_value)) {
+          fail(DecodeErrc::Malformed, str_cat(dtype_name(t), " immediate out of range"));
         }
         if (t == DType::Bool && n.int_value != 0 && n.int_value != 1) {
           fail(DecodeErrc::Malformed, "bool immediate other than 0 or 1");
@@ -249,7 +249,7 @@ class Rebuilder {
         expect_arity(n, target.op->shape.size());
         std::vector<Expr> indices;
         for (const Built* a : args) {
-          expect(is_int(a->expr->dtype), "tensor index of a non-integer type");
+          expect(is_index(a->expr->dtype), "tensor index of a type other than int32 and int64");
           indices.push_back(a->expr);
         }
         return TensorReadNode::make(target.op, std::move(indices));

@@ -10,8 +10,8 @@ using ir::DType;
 using ir::ReduceOp;
 
 // Index = wire code.
-constexpr DType kDTypes[] = {DType::Bool, DType::Int32, DType::Int64, DType::Float32,
-                             DType::Float64};
+constexpr DType kDTypes[] = {DType::Bool,    DType::Int32, DType::Int64, DType::Float32,
+                             DType::Float64, DType::Int8,  DType::UInt8};
 constexpr BinaryOp kBinaryOps[] = {
     BinaryOp::Add,      BinaryOp::Sub,      BinaryOp::Mul, BinaryOp::Div,
     BinaryOp::FloorDiv, BinaryOp::FloorMod, BinaryOp::Min, BinaryOp::Max,

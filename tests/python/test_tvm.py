@@ -189,6 +189,27 @@ def test_gelu_and_rounding_go_inline_and_compute_what_the_workload_computes(daem
             [str(r.error_msg) for r in results]
 
 
+def test_int8_and_uint8_workloads_go_inline_and_compute_what_the_workload_computes(daemon):
+    """A quantized dense (uint8 x int8, int32 accumulation, requantized to int8) and a uint8
+    max pool go inline with their 8-bit types, and TVM's sampled states of them compute what
+    the reference interpreter computes."""
+    x = te.placeholder((16, 64), name="x", dtype="uint8")
+    w = te.placeholder((32, 64), name="w", dtype="int8")
+    acc = topi.nn.dense(x, w, out_dtype="int32")
+    scaled = topi.round(topi.multiply(topi.cast(acc, "float32"), 0.05))
+    requant = topi.cast(topi.clip(scaled, -128.0, 127.0), "int8")
+    image = te.placeholder((1, 8, 12, 12), name="image", dtype="uint8")
+    pool = topi.nn.pool2d(image, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max")
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
+    for tensors in ([x, w, requant], [image, pool]):
+        task = inline_task(tensors, layout_rewrite_option=1, hardware_params=ONE_CORE)
+        policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=13)
+        states = [task.compute_dag.get_init_state()] + list(policy.sample_initial_population())[:5]
+        results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
+        assert [int(r.error_no) for r in results] == [0] * len(states), \
+            [str(r.error_msg) for r in results]
+
+
 def test_tune_a_tvm_only_workload_inline(daemon, tmp_path):
     """A conv2d + relu known to TVM only (registered from its tensors): tuned through measurerd
     as an inline DAG, its best record built by TVM computes what the default schedule does."""
@@ -226,6 +247,11 @@ def test_a_workload_measurerd_cannot_take_is_a_clear_error(daemon):
     truncmod = auto_scheduler.SearchTask(func="tvm_truncmod", args=(16,), target=TARGET)
     with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tvm_truncmod.*Mod"):
         measurerd.tvm.Runner(daemon.socket, verbose=0).check_task(truncmod)
+
+    half = te.placeholder((8, 8), name="half", dtype="float16")
+    fp16 = inline_task([half, topi.nn.relu(half)])
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="type float16; measurerd's types"):
+        measurerd.tvm.Runner(daemon.socket, verbose=0).check_task(fp16)
 
 
 def test_tuning_a_workload_measurerd_cannot_take_stops_with_that_error(daemon):

@@ -8,7 +8,7 @@ layout-free placeholders (as measurerd's own writer does).
 import struct
 from typing import List, Sequence, Tuple, Union
 
-DTYPES = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
+DTYPES = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4, "int8": 5, "uint8": 6}
 BINARY_OPS = {"+": 0, "-": 1, "*": 2, "/": 3, "floordiv": 4, "floormod": 5, "min": 6, "max": 7,
               "==": 8, "!=": 9, "<": 10, "<=": 11, ">": 12, ">=": 13, "&&": 14, "||": 15}
 CALL_OPS = {"exp": 0, "log": 1, "sqrt": 2, "tanh": 3, "sigmoid": 4, "fabs": 5, "pow": 6,

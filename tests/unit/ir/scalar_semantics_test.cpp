@@ -34,6 +34,25 @@ TEST_CASE("wrapping and checked integer arithmetic", "[ir][scalar]") {
   CHECK_FALSE(fits(DType::Bool, 2));
 }
 
+TEST_CASE("int8 and uint8 values wrap to their range and convert as x86 does", "[ir][scalar]") {
+  CHECK(fits(DType::Int8, -128));
+  CHECK_FALSE(fits(DType::Int8, 128));
+  CHECK(fits(DType::UInt8, 255));
+  CHECK_FALSE(fits(DType::UInt8, -1));
+  CHECK(wrap_int(DType::Int8, 200) == -56);
+  CHECK(wrap_int(DType::UInt8, -56) == 200);
+  CHECK(wrap_int(DType::UInt8, 270) == 14);
+  CHECK(float_to_int(DType::Int8, -3.7) == -3);
+  CHECK(float_to_int(DType::UInt8, 300.0) == 44);  // the low byte of the 32-bit conversion
+  CHECK(float_to_int(DType::UInt8, std::nan("")) == 0);
+  CHECK(store_value(DType::UInt8, -1.0) == 255.0);
+  // Unsigned values are their numbers: division and order are unsigned ones.
+  CHECK(int_binary(BinaryOp::Div, wrap_int(DType::UInt8, 240), 7) == 34);
+  CHECK(int_binary(BinaryOp::GT, wrap_int(DType::UInt8, 180), 150) == 1);
+  CHECK(dtype_bytes(DType::Int8) == 1);
+  CHECK(parse_dtype("uint8") == DType::UInt8);
+}
+
 TEST_CASE("division and modulo at the edges", "[ir][scalar]") {
   CHECK(floor_div(kMin64, -1) == kMin64);
   CHECK(floor_mod(kMin64, -1) == 0);

@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/ir/te.h"
 #include "common/measure/pipeline.h"
 #include "common/measure/system_compiler.h"
+#include "common/registry/registry.h"
 #include "tests/support/scoped_tmpdir.h"
 #include "tests/support/temp_dir.h"
 
@@ -98,6 +100,61 @@ TEST_CASE("pipeline: a default and a tiled matmul build, run and match the inter
     CHECK(r.costs[0] > 0);
     CHECK(r.run_seconds > 0);
     CHECK(r.timestamp > 1.7e9);
+  }
+}
+
+// A quantized layer: uint8 x int8 -> int32 dense, requantized to int8 through float32 (round,
+// clip), and uint8 arithmetic that wraps, divides, compares and takes the max as unsigned.
+// Stages: 0 X, 1 W, 2 D, 3 Q, 4 U.
+Task quantized(std::string target) {
+  using namespace ir;
+  Tensor X = placeholder({16, 64}, "X", DType::UInt8);
+  Tensor W = placeholder({32, 64}, "W", DType::Int8);
+  IterVar k = reduce_axis(0, 64, "k");
+  Tensor D = compute({16, 32}, [&](Var i, Var j) {
+    return sum(cast(DType::Int32, X(i, k)) * cast(DType::Int32, W(j, k)), {k});
+  }, "D");
+  Tensor Q = compute({16, 32}, [&](Var i, Var j) {
+    // The inputs are 1..9: D is some 900..2900, r some -45..75, the clip binds at the ends.
+    Expr r = round(cast(DType::Float32, D(i, j)) * Expr(0.06f) - Expr(100.0f));
+    return cast(DType::Int8, max(min(r, Expr(127.0f)), Expr(-128.0f)));
+  }, "Q");
+  auto u8 = [](int v) { return IntImmNode::make(DType::UInt8, v); };
+  Tensor U = compute({16, 64}, [&](Var i, Var j) {
+    Expr y = X(i, j) * u8(30);  // the inputs are 1..9: 30..240, and 270 wraps to 14
+    // As int8, 180..240 would be negative: the comparison, division and max would differ.
+    return select(y > u8(150), max(y / u8(7), y - u8(100)), y);
+  }, "U");
+  Task t;
+  std::vector<Tensor> tensors{X, W, Q, U};
+  t.workload = registry::TensorWorkload{registry::workload_key(registry::TensorWorkload{"", tensors}), tensors};
+  t.target = std::move(target);
+  return t;
+}
+
+TEST_CASE("pipeline: int8 and uint8 tensors compute as the interpreter says on both backends") {
+  // Tiled, parallel, unrolled, and vectorized over int8 reads, the int32 -> float -> int8
+  // requantization and the uint8 arithmetic.
+  const std::string scheduled = R"([["SP", 2, 0, 16, [4], 1], ["SP", 2, 2, 32, [8], 1],
+      ["RE", 2, [0, 2, 1, 4, 3]], ["AN", 2, 4, 2], ["AN", 2, 0, 3],
+      ["PR", 2, 0, "auto_unroll_max_step$16"], ["AN", 3, 1, 2], ["SP", 4, 1, 64, [16], 1],
+      ["AN", 4, 2, 2]])";
+  for (std::string target : {"llvm -keys=cpu", "llvm -mcpu=znver3", "c"})
+  for (std::string steps : {std::string("[]"), scheduled}) {
+    INFO(target << ": " << steps);
+    Task t = quantized(target);
+    BuildOutput b = build_candidate(t, steps, quick(), config());
+    INFO(b.result.error_msg);
+    REQUIRE(b.result.error_no == MeasureErrorNo::NoError);
+    if (target != "c" && steps != "[]") {
+      // The uint8 vector loop divides, compares and takes the max as unsigned.
+      CHECK(b.source.find("udiv <16 x i8>") != std::string::npos);
+      CHECK(b.source.find("icmp ugt <16 x i8>") != std::string::npos);
+      CHECK(b.source.find("fptosi <32 x float>") != std::string::npos);
+    }
+    MeasureResult r = run_candidate(t, steps, b.artifact, quick());
+    INFO(r.error_msg);
+    CHECK(r.error_no == MeasureErrorNo::NoError);
   }
 }
 

@@ -18,6 +18,7 @@ std::vector<std::pair<const char*, std::vector<ir::Tensor>>> samples() {
           {"conv2d with padding", conv2d_dag()},
           {"softmax", softmax_dag()},
           {"mixed dtypes", mixed_dtype_dag()},
+          {"int8 and uint8", quantized_dag()},
           {"dense with a layout-free weight", dense_dag()}};
 }
 

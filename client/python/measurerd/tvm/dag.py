@@ -1,8 +1,8 @@
 """A TVM ComputeDAG's tensors as measurerd's DAG archive, so that a workload measurerd's
 registry does not have (a TVM-only function, or one registered from tensors) is sent inline.
 
-Covers what measurerd's IR has: placeholders and single-output compute ops of bool, int32,
-int64, float32 and float64; arithmetic, comparisons, logic, select, cast, exp, log, sqrt,
+Covers what measurerd's IR has: placeholders and single-output compute ops of bool, int8,
+uint8, int32, int64, float32 and float64; arithmetic, comparisons, logic, select, cast, exp, log, sqrt,
 tanh, sigmoid, fabs, pow, erf, floor, ceil, trunc, round, rsqrt, if_then_else, likely, tensor
 reads, and sum/max/min reductions (with a condition). A compute's
 ``layout_free_placeholders`` attribute (topi's dense, batch_matmul, matmul) goes along, so
@@ -16,7 +16,7 @@ from typing import Dict
 import tvm
 from tvm import te, tir
 
-from ..dag import DagWriter
+from ..dag import DTYPES, DagWriter
 
 
 class UnsupportedExpression(ValueError):
@@ -32,6 +32,13 @@ _CALLS = {"tir.exp": "exp", "tir.log": "log", "tir.sqrt": "sqrt", "tir.tanh": "t
           "tir.if_then_else": "if_then_else", "tir.likely": "likely", "tir.erf": "erf",
           "tir.floor": "floor", "tir.ceil": "ceil", "tir.trunc": "trunc", "tir.round": "round",
           "tir.rsqrt": "rsqrt"}
+
+
+def _dtype(d) -> str:
+    name = str(d)
+    if name not in DTYPES:
+        raise UnsupportedExpression("type %s; measurerd's types are %s" % (name, ", ".join(DTYPES)))
+    return name
 
 
 def _key(obj) -> int:
@@ -54,7 +61,7 @@ class _Translator:
     def op(self, op) -> int:
         def make():
             if isinstance(op, te.PlaceholderOp):
-                return self.w.placeholder(op.name, str(op.dtype), [_int(d) for d in op.shape])
+                return self.w.placeholder(op.name, _dtype(op.dtype), [_int(d) for d in op.shape])
             if isinstance(op, te.ComputeOp):
                 if len(op.body) != 1:
                     raise UnsupportedExpression("compute %s has %d outputs; measurerd's have one"
@@ -62,7 +69,7 @@ class _Translator:
                 layout_free = [self.op(t.op) for t in _layout_free_placeholders(op)]
                 axis = [self.iter_var(iv) for iv in op.axis]
                 body = self.expr(op.body[0])
-                return self.w.compute(op.name, str(op.tag), str(op.output(0).dtype), axis, body,
+                return self.w.compute(op.name, str(op.tag), _dtype(op.output(0).dtype), axis, body,
                                       layout_free)
             raise UnsupportedExpression("operation %s is a %s; measurerd has placeholders and "
                                         "compute ops" % (op.name, type(op).__name__))
@@ -73,14 +80,14 @@ class _Translator:
         return (self.var(iv.var), _int(_simplified(dom.min)), _int(_simplified(dom.extent)))
 
     def var(self, v) -> int:
-        return self._memo(v, lambda: self.w.var(v.name, str(v.dtype)))
+        return self._memo(v, lambda: self.w.var(v.name, _dtype(v.dtype)))
 
     def expr(self, e) -> int:
         return self._memo(e, lambda: self._expr(e))
 
     def _expr(self, e) -> int:
         w = self.w
-        dtype = str(e.dtype)
+        dtype = _dtype(e.dtype)
         if isinstance(e, tir.IntImm):
             return w.int_imm(dtype, int(e.value))
         if isinstance(e, tir.FloatImm):
@@ -126,7 +133,7 @@ class _Translator:
         cond = e.condition
         if not (isinstance(cond, tir.IntImm) and int(cond.value) == 1):
             operands.append(self.expr(cond))
-        return self.w.reduce(str(e.dtype), op, axis, operands)
+        return self.w.reduce(_dtype(e.dtype), op, axis, operands)
 
 
 def _layout_free_placeholders(op):
