@@ -630,8 +630,10 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       case BinaryOp::Sub: return wraps ? b_.CreateSub(a, b) : b_.CreateNSWSub(a, b);
       case BinaryOp::Mul: return wraps ? b_.CreateMul(a, b) : b_.CreateNSWMul(a, b);
       case BinaryOp::Div: return u ? b_.CreateUDiv(a, b) : b_.CreateSDiv(a, b);
-      case BinaryOp::Min: return b_.CreateSelect(u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b), a, b);
-      case BinaryOp::Max: return b_.CreateSelect(u ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b), a, b);
+      case BinaryOp::Min:
+        return b_.CreateSelect(u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b), a, b);
+      case BinaryOp::Max:
+        return b_.CreateSelect(u ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b), a, b);
       case BinaryOp::EQ: return b_.CreateICmpEQ(a, b);
       case BinaryOp::NE: return b_.CreateICmpNE(a, b);
       case BinaryOp::LT: return u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
@@ -777,7 +779,8 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       case CallOp::Fabs:
         if (is_unsigned(op->dtype)) return x;
         if (is_int(op->dtype)) {
-          return b_.CreateSelect(b_.CreateICmpSLT(x, llvm::Constant::getNullValue(t)), b_.CreateNeg(x), x);
+          llvm::Value* negative = b_.CreateICmpSLT(x, llvm::Constant::getNullValue(t));
+          return b_.CreateSelect(negative, b_.CreateNeg(x), x);
         }
         return unary_intrinsic(llvm::Intrinsic::fabs, x);
       case CallOp::Floor: return unary_intrinsic(llvm::Intrinsic::floor, x);

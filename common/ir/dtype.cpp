@@ -16,7 +16,8 @@ std::string_view dtype_name(DType t) {
 }
 
 std::optional<DType> parse_dtype(std::string_view name) {
-  for (DType t : {DType::Bool, DType::Int8, DType::UInt8, DType::Int32, DType::Int64, DType::Float32, DType::Float64}) {
+  for (DType t : {DType::Bool, DType::Int8, DType::UInt8, DType::Int32, DType::Int64,
+                  DType::Float32, DType::Float64}) {
     if (dtype_name(t) == name) return t;
   }
   return std::nullopt;

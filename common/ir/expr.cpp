@@ -34,7 +34,9 @@ const std::string& Var::name() const { return static_cast<const VarNode*>(get())
 
 Expr IntImmNode::make(DType t, int64_t value) {
   MRD_CHECK(is_int(t) || t == DType::Bool, "integer immediate of type ", dtype_name(t));
-  if (t != DType::Bool) MRD_USER_CHECK(fits(t, value), "integer constant ", value, " does not fit ", dtype_name(t));
+  if (t != DType::Bool) {
+    MRD_USER_CHECK(fits(t, value), "integer constant ", value, " does not fit ", dtype_name(t));
+  }
   if (t == DType::Bool) value = value != 0;
   return Expr(std::make_shared<const IntImmNode>(t, value));
 }
@@ -280,12 +282,16 @@ std::string_view reduce_op_name(ReduceOp op) {
     case ReduceOp::Sum: return "sum";
     case ReduceOp::Max: return "max";
     case ReduceOp::Min: return "min";
+    case ReduceOp::Prod: return "prod";
   }
   return "?";
 }
 
 Expr reduce_identity(ReduceOp op, DType t) {
-  if (op == ReduceOp::Sum) return is_float(t) ? FloatImmNode::make(t, 0.0) : IntImmNode::make(t, 0);
+  if (op == ReduceOp::Sum || op == ReduceOp::Prod) {
+    double unit = op == ReduceOp::Prod ? 1 : 0;
+    return is_float(t) ? FloatImmNode::make(t, unit) : IntImmNode::make(t, static_cast<int64_t>(unit));
+  }
   bool lowest = op == ReduceOp::Max;
   switch (t) {
     case DType::Float32:
@@ -315,6 +321,7 @@ Expr reduce_combine(ReduceOp op, Expr acc, Expr value) {
     case ReduceOp::Sum: return BinaryNode::make(BinaryOp::Add, std::move(acc), std::move(value));
     case ReduceOp::Max: return BinaryNode::make(BinaryOp::Max, std::move(acc), std::move(value));
     case ReduceOp::Min: return BinaryNode::make(BinaryOp::Min, std::move(acc), std::move(value));
+    case ReduceOp::Prod: return BinaryNode::make(BinaryOp::Mul, std::move(acc), std::move(value));
   }
   throw InternalError("unknown reduce op");
 }
@@ -395,6 +402,9 @@ Expr max(Expr source, std::vector<IterVar> axis) {
 }
 Expr min(Expr source, std::vector<IterVar> axis) {
   return ReduceNode::make(ReduceOp::Min, source, std::move(axis));
+}
+Expr prod(Expr source, std::vector<IterVar> axis) {
+  return ReduceNode::make(ReduceOp::Prod, source, std::move(axis));
 }
 
 const int64_t* as_const_int(const Expr& e) {

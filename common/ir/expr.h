@@ -201,11 +201,12 @@ struct TensorReadNode : ExprNode {
       : ExprNode(kKind, t), op(std::move(o)), indices(std::move(i)) {}
 };
 
-enum class ReduceOp : uint8_t { Sum, Max, Min };
+enum class ReduceOp : uint8_t { Sum, Max, Min, Prod };
 std::string_view reduce_op_name(ReduceOp op);
-/// The combiner's identity: 0 for sum, the lowest finite value for max, the highest for min.
+/// The combiner's identity: 0 for sum, 1 for prod, the lowest finite value for max, the highest
+/// for min.
 Expr reduce_identity(ReduceOp op, DType t);
-/// combiner(acc, value): acc + value, max(acc, value) or min(acc, value).
+/// combiner(acc, value): acc + value, max(acc, value), min(acc, value) or acc * value.
 Expr reduce_combine(ReduceOp op, Expr acc, Expr value);
 
 /// A reduction of `source` over `axis`, counting only points where `condition` holds
@@ -292,10 +293,11 @@ Expr rsqrt(Expr x);
 Expr likely(Expr cond);
 Expr const_of(DType t, double value);
 
-/// Reductions, as te.sum / te.max / te.min with an axis list.
+/// Reductions, as te.sum / te.max / te.min / topi's prod with an axis list.
 Expr sum(Expr source, std::vector<IterVar> axis);
 Expr max(Expr source, std::vector<IterVar> axis);
 Expr min(Expr source, std::vector<IterVar> axis);
+Expr prod(Expr source, std::vector<IterVar> axis);
 
 /// The integer value of an IntImm, if e is one.
 const int64_t* as_const_int(const Expr& e);

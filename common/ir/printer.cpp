@@ -202,8 +202,12 @@ std::string op_definition(const OperationNode& op) {
   for (size_t i = 0; i < op.axis.size(); ++i) os << (i ? ", " : "") << op.axis[i].var.name();
   os << ")";
   if (const ReduceNode* r = op.body.as<ReduceNode>()) {
-    os << (r->op == ReduceOp::Sum ? " += " : r->op == ReduceOp::Max ? " max= " : " min= ")
-       << to_string(r->source);
+    // As TVM's ComputeDAG printer.
+    const char* update = r->op == ReduceOp::Sum    ? " += "
+                         : r->op == ReduceOp::Prod ? " *= "
+                         : r->op == ReduceOp::Max  ? " max= "
+                                                   : " min= ";
+    os << update << to_string(r->source);
     if (r->condition.defined()) os << " where " << to_string(r->condition);
   } else {
     os << " = " << to_string(op.body);

@@ -234,6 +234,8 @@ BinaryOp combine_op(ReduceOp op) {
       return BinaryOp::Max;
     case ReduceOp::Min:
       return BinaryOp::Min;
+    case ReduceOp::Prod:
+      return BinaryOp::Mul;
   }
   throw InternalError("unknown reduction operator");
 }

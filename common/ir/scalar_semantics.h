@@ -70,7 +70,7 @@ int64_t int_binary(BinaryOp op, int64_t x, int64_t y);
 /// evaluates itself.
 double float_call(CallOp op, double x, double y);
 
-/// The binary operator that folds a value into a reduction's accumulator (Sum is Add).
+/// The binary operator that folds a value into a reduction's accumulator (Sum is Add, Prod Mul).
 BinaryOp combine_op(ReduceOp op);
 
 }  // namespace mrd::ir

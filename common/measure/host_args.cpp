@@ -139,8 +139,8 @@ void HostArgs::perturb(size_t pos, int64_t i, double delta) {
     case ir::DType::Float64: static_cast<double*>(p)[i] += delta; break;
     case ir::DType::Int32: static_cast<int32_t*>(p)[i] += int32_t(delta); break;
     case ir::DType::Int64: static_cast<int64_t*>(p)[i] += int64_t(delta); break;
-    case ir::DType::Int8: static_cast<int8_t*>(p)[i] = int8_t(static_cast<int8_t*>(p)[i] + int(delta)); break;
-    case ir::DType::UInt8: static_cast<uint8_t*>(p)[i] = uint8_t(static_cast<uint8_t*>(p)[i] + int(delta)); break;
+    case ir::DType::Int8: static_cast<int8_t*>(p)[i] += static_cast<int8_t>(delta); break;
+    case ir::DType::UInt8: static_cast<uint8_t*>(p)[i] += static_cast<uint8_t>(delta); break;
     case ir::DType::Bool: static_cast<uint8_t*>(p)[i] ^= 1; break;
   }
 }

@@ -127,7 +127,9 @@ class Rebuilder {
       const Built& b = resolve(r.var);
       const VarNode* v = b.expr.defined() ? b.expr.as<VarNode>() : nullptr;
       if (!v) fail(DecodeErrc::Malformed, str_cat("axis refers to node ", r.var, ", not a var"));
-      if (!is_index(v->dtype)) fail(DecodeErrc::DTypeMismatch, "axis var of a type other than int32 and int64");
+      if (!is_index(v->dtype)) {
+        fail(DecodeErrc::DTypeMismatch, "axis var of a type other than int32 and int64");
+      }
       if (r.extent <= 0) fail(DecodeErrc::BadShape, str_cat("axis extent ", r.extent));
       if (r.min > std::numeric_limits<int64_t>::max() - r.extent) {
         fail(DecodeErrc::TooLarge, "axis range overflows int64");

@@ -21,7 +21,7 @@ constexpr CallOp kCallOps[] = {
     CallOp::Exp,    CallOp::Log,        CallOp::Sqrt,   CallOp::Tanh,  CallOp::Sigmoid,
     CallOp::Fabs,   CallOp::Pow,        CallOp::IfThenElse, CallOp::Likely, CallOp::Erf,
     CallOp::Floor,  CallOp::Ceil,       CallOp::Trunc,  CallOp::Round, CallOp::Rsqrt};
-constexpr ReduceOp kReduceOps[] = {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min};
+constexpr ReduceOp kReduceOps[] = {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod};
 constexpr std::string_view kKindNames[kNumNodeKinds] = {
     "placeholder", "compute", "int_imm", "float_imm", "var",         "binary",
     "not",         "select",  "cast",    "call",      "tensor_read", "reduce"};

@@ -61,6 +61,17 @@ def inline_task(tensors, **options):
     return auto_scheduler.SearchTask(workload_key=key, target=TARGET, **options)
 
 
+def assert_sampled_states_compute(runner, tensors, seed):
+    """A workload only TVM knows, its initial state and five states TVM's SketchPolicy samples:
+    each is measured through `runner` (which checks correctness) without an error."""
+    task = inline_task(tensors, layout_rewrite_option=1, hardware_params=ONE_CORE)
+    policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=seed)
+    states = [task.compute_dag.get_init_state()] + list(policy.sample_initial_population())[:5]
+    results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
+    assert [int(r.error_no) for r in results] == [0] * len(states), \
+        [str(r.error_msg) for r in results]
+
+
 def test_tune_through_measurerd_then_load_and_build_the_best_with_tvm(daemon, tmp_path):
     task = matmul_task()
     log = str(tmp_path / "matmul.log")
@@ -181,12 +192,7 @@ def test_gelu_and_rounding_go_inline_and_compute_what_the_workload_computes(daem
                           + tvm.tir.rsqrt(tvm.tir.abs(x[i, j]) + 1.0), name="rounding")
     runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
     for tensors in ([a, w, gelu], [x, rounding]):
-        task = inline_task(tensors, layout_rewrite_option=1, hardware_params=ONE_CORE)
-        policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=11)
-        states = [task.compute_dag.get_init_state()] + list(policy.sample_initial_population())[:5]
-        results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
-        assert [int(r.error_no) for r in results] == [0] * len(states), \
-            [str(r.error_msg) for r in results]
+        assert_sampled_states_compute(runner, tensors, seed=11)
 
 
 def test_int8_and_uint8_workloads_go_inline_and_compute_what_the_workload_computes(daemon):
@@ -202,12 +208,22 @@ def test_int8_and_uint8_workloads_go_inline_and_compute_what_the_workload_comput
     pool = topi.nn.pool2d(image, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max")
     runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
     for tensors in ([x, w, requant], [image, pool]):
-        task = inline_task(tensors, layout_rewrite_option=1, hardware_params=ONE_CORE)
-        policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=13)
-        states = [task.compute_dag.get_init_state()] + list(policy.sample_initial_population())[:5]
-        results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
-        assert [int(r.error_no) for r in results] == [0] * len(states), \
-            [str(r.error_msg) for r in results]
+        assert_sampled_states_compute(runner, tensors, seed=13)
+
+
+def test_a_product_goes_inline_and_a_reducer_from_another_identity_is_refused(daemon):
+    """topi's prod reduces as itself, in TVM's sampled states too; a reducer measurerd would
+    start from the wrong value (a sum from 1) is refused, naming it."""
+    x = te.placeholder((16, 12), name="x")
+    product = topi.prod(topi.add(topi.multiply(x, 0.25), 0.5), axis=1)
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
+    assert_sampled_states_compute(runner, [x, product], seed=3)
+
+    sum_from_one = te.comm_reducer(lambda a, b: a + b, lambda t: tvm.tir.const(1, t))
+    k = te.reduce_axis((0, 12), name="k")
+    odd = te.compute((16,), lambda i: sum_from_one(x[i, k], axis=k), name="odd")
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="reducer.*from their identities"):
+        runner.check_task(inline_task([x, odd]))
 
 
 def test_tune_a_tvm_only_workload_inline(daemon, tmp_path):

@@ -103,6 +103,15 @@ TEST_CASE("pipeline: a default and a tiled matmul build, run and match the inter
   }
 }
 
+// A workload of tensors built here, sent as a TVM tensor workload is (its key from its DAG).
+Task tensor_task(std::vector<ir::Tensor> tensors, std::string target) {
+  Task t;
+  std::string key = registry::workload_key(registry::TensorWorkload{"", tensors});
+  t.workload = registry::TensorWorkload{key, std::move(tensors)};
+  t.target = std::move(target);
+  return t;
+}
+
 // A quantized layer: uint8 x int8 -> int32 dense, requantized to int8 through float32 (round,
 // clip), and uint8 arithmetic that wraps, divides, compares and takes the max as unsigned.
 // Stages: 0 X, 1 W, 2 D, 3 Q, 4 U.
@@ -125,11 +134,7 @@ Task quantized(std::string target) {
     // As int8, 180..240 would be negative: the comparison, division and max would differ.
     return select(y > u8(150), max(y / u8(7), y - u8(100)), y);
   }, "U");
-  Task t;
-  std::vector<Tensor> tensors{X, W, Q, U};
-  t.workload = registry::TensorWorkload{registry::workload_key(registry::TensorWorkload{"", tensors}), tensors};
-  t.target = std::move(target);
-  return t;
+  return tensor_task({X, W, Q, U}, std::move(target));
 }
 
 TEST_CASE("pipeline: int8 and uint8 tensors compute as the interpreter says on both backends") {
@@ -153,6 +158,22 @@ TEST_CASE("pipeline: int8 and uint8 tensors compute as the interpreter says on b
       CHECK(b.source.find("fptosi <32 x float>") != std::string::npos);
     }
     MeasureResult r = run_candidate(t, steps, b.artifact, quick());
+    INFO(r.error_msg);
+    CHECK(r.error_no == MeasureErrorNo::NoError);
+  }
+}
+
+TEST_CASE("pipeline: a product reduction computes as the interpreter says on both backends") {
+  using namespace ir;
+  Tensor X = placeholder({16, 12}, "X");
+  IterVar r = reduce_axis(0, 12, "r");
+  Tensor P = compute({16}, [&](Var i) { return prod(X(i, r) * Expr(0.25f) + Expr(0.5f), {r}); }, "P");
+  // The product over r with 8 lanes of i in one vector accumulator.
+  const std::string vectorized = R"([["SP", 1, 0, 16, [8], 1], ["RE", 1, [0, 2, 1]], ["AN", 1, 2, 2]])";
+  for (std::string target : {"llvm -keys=cpu", "c"})
+  for (std::string steps : {std::string("[]"), vectorized}) {
+    INFO(target << ": " << steps);
+    MeasureResult r = measure_one(tensor_task({X, P}, target), steps, quick());
     INFO(r.error_msg);
     CHECK(r.error_no == MeasureErrorNo::NoError);
   }

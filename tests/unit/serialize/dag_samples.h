@@ -109,13 +109,16 @@ inline std::vector<Tensor> mixed_dtype_dag() {
   return {I, L, F, G, S};
 }
 
-/// int8 and uint8 tensors (a quantized dense and a uint8 max with its constants).
+/// int8 and uint8 tensors (a quantized dense and a uint8 max with its constants), and a product.
 inline std::vector<Tensor> quantized_dag() {
   Tensor X = placeholder({4, 8}, "X", DType::UInt8);
   Tensor W = placeholder({6, 8}, "W", DType::Int8);
   IterVar k = reduce_axis(0, 8, "k");
   Tensor D = compute(
-      {4, 6}, [&](Var i, Var j) { return sum(cast(DType::Int32, X(i, k)) * cast(DType::Int32, W(j, k)), {k}); },
+      {4, 6},
+      [&](Var i, Var j) {
+        return sum(cast(DType::Int32, X(i, k)) * cast(DType::Int32, W(j, k)), {k});
+      },
       "D");
   IterVar r = reduce_axis(0, 8, "r");
   Tensor M = compute(
@@ -125,9 +128,14 @@ inline std::vector<Tensor> quantized_dag() {
       },
       "M");
   Tensor Q = compute(
-      {4, 6}, [&](Var i, Var j) { return cast(DType::Int8, D(i, j)) + IntImmNode::make(DType::Int8, -128); },
+      {4, 6},
+      [&](Var i, Var j) {
+        return cast(DType::Int8, D(i, j)) + IntImmNode::make(DType::Int8, -128);
+      },
       "Q");
-  return {X, W, M, Q};
+  Tensor R = compute(
+      {4}, [&](Var i) { return prod(cast(DType::Int32, X(i, r)), {r}); }, "R");
+  return {X, W, M, Q, R};
 }
 
 }  // namespace mrd::serialize::testing

@@ -220,7 +220,8 @@ TEST_CASE("other invalid content is Malformed", "[serialize]") {
   a.nodes[3].dtype = dtype_code(ir::DType::Int32);
   a.nodes[3].int_value = int64_t{1} << 40;  // does not fit int32
   CHECK_BOTH_FORMS(a, "Malformed");
-  for (auto [t, v] : {std::pair{ir::DType::Int8, int64_t{128}}, std::pair{ir::DType::UInt8, int64_t{-1}},
+  for (auto [t, v] : {std::pair{ir::DType::Int8, int64_t{128}},
+                      std::pair{ir::DType::UInt8, int64_t{-1}},
                       std::pair{ir::DType::UInt8, int64_t{256}}}) {
     a.nodes[3].dtype = dtype_code(t);
     a.nodes[3].int_value = v;

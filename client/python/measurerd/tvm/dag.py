@@ -2,9 +2,9 @@
 registry does not have (a TVM-only function, or one registered from tensors) is sent inline.
 
 Covers what measurerd's IR has: placeholders and single-output compute ops of bool, int8,
-uint8, int32, int64, float32 and float64; arithmetic, comparisons, logic, select, cast, exp, log, sqrt,
-tanh, sigmoid, fabs, pow, erf, floor, ceil, trunc, round, rsqrt, if_then_else, likely, tensor
-reads, and sum/max/min reductions (with a condition). A compute's
+uint8, int32, int64, float32 and float64; arithmetic, comparisons, logic, select, cast, exp,
+log, sqrt, tanh, sigmoid, fabs, pow, erf, floor, ceil, trunc, round, rsqrt, if_then_else,
+likely, tensor reads, and sum/prod/max/min reductions (with a condition). A compute's
 ``layout_free_placeholders`` attribute (topi's dense, batch_matmul, matmul) goes along, so
 that measurerd re-lays those inputs out as TVM's layout rewrite does; axis bounds that TVM's
 simplifier folds to constants (an adaptive pool's) go as those constants. Anything else
@@ -123,17 +123,37 @@ class _Translator:
         if len(e.source) != 1 or int(e.value_index) != 0 or e.init:
             raise UnsupportedExpression("a reduction of several values or with an init")
         c = e.combiner
-        result = c.result[0]
-        ops = {tir.Add: "sum", tir.Max: "max", tir.Min: "min"}
-        op = next((n for cls, n in ops.items() if isinstance(result, cls)), None)
-        if op is None or len(c.lhs) != 1:
-            raise UnsupportedExpression("reducer %s; measurerd reduces with sum, max or min" % c)
+        op = _reducer_op(c, str(e.dtype))
+        if op is None:
+            raise UnsupportedExpression("reducer %s; measurerd reduces with sum, prod, max or min "
+                                        "from their identities" % c)
         axis = [self.iter_var(iv) for iv in e.axis]
         operands = [self.expr(e.source[0])]
         cond = e.condition
         if not (isinstance(cond, tir.IntImm) and int(cond.value) == 1):
             operands.append(self.expr(cond))
         return self.w.reduce(_dtype(e.dtype), op, axis, operands)
+
+
+_REDUCERS = [(tir.Add, "sum"), (tir.Mul, "prod"), (tir.Max, "max"), (tir.Min, "min")]
+
+
+def _reducer_op(combiner, dtype):
+    """The name of a combiner that is x + y, x * y, max(x, y) or min(x, y) starting from that
+    operator's identity (0, 1, the lowest value, the highest: te.sum, topi's prod, te.max,
+    te.min), else None."""
+    if len(combiner.lhs) != 1 or len(combiner.identity_element) != 1:
+        return None
+    x, y, result = combiner.lhs[0], combiner.rhs[0], combiner.result[0]
+    op = next((n for cls, n in _REDUCERS if isinstance(result, cls)), None)
+    if op is None or {_key(result.a), _key(result.b)} != {_key(x), _key(y)}:
+        return None
+    identity = {"sum": 0, "prod": 1, "max": tvm.te.min_value(dtype).value,
+                "min": tvm.te.max_value(dtype).value}[op]
+    given = combiner.identity_element[0]
+    if not isinstance(given, (tir.IntImm, tir.FloatImm)) or given.value != identity:
+        return None
+    return op
 
 
 def _layout_free_placeholders(op):
