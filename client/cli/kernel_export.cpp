@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/codegen/c_codegen.h"
 #include "common/codegen/target.h"
 #include "common/ir/stmt.h"
 #include "common/measure/build_cache.h"
@@ -18,25 +19,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kLinkTimeoutSeconds = 60;
-
-const char* c_type(ir::DType t) {
-  switch (t) {
-    case ir::DType::Bool:
-    case ir::DType::UInt8:
-      return "uint8_t";
-    case ir::DType::Int8:
-      return "int8_t";
-    case ir::DType::Int32:
-      return "int32_t";
-    case ir::DType::Int64:
-      return "int64_t";
-    case ir::DType::Float32:
-      return "float";
-    case ir::DType::Float64:
-      return "double";
-  }
-  return "void";
-}
 
 std::string identifier(const std::string& text) {
   std::string out;
@@ -70,7 +52,7 @@ bool is_relocatable_object(const std::string& path) {
 
 /// `float (*C)[64]`-style parameter: a pointer to the rows, so that C[i][j] indexes it.
 std::string parameter(const ir::BufferNode& b, const std::string& name) {
-  std::string s = std::string(c_type(b.dtype)) + " ";
+  std::string s = std::string(codegen::c_type(b.dtype)) + " ";
   if (b.shape.size() <= 1) return s + "*" + name;
   s += "(*" + name + ")";
   for (size_t i = 1; i < b.shape.size(); ++i) s += "[" + std::to_string(b.shape[i]) + "]";

@@ -25,19 +25,6 @@ namespace {
 
 using namespace ir;
 
-const char* c_type(DType t) {
-  switch (t) {
-    case DType::Bool: return "uint8_t";
-    case DType::Int8: return "int8_t";
-    case DType::UInt8: return "uint8_t";
-    case DType::Int32: return "int32_t";
-    case DType::Int64: return "int64_t";
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-  }
-  return "void";
-}
-
 const char* suffix(DType t) {
   switch (t) {
     case DType::Bool: return "b";
@@ -830,6 +817,19 @@ class CEmitter : public ExprFunctor<std::string> {
 };
 
 }  // namespace
+
+const char* c_type(ir::DType t) {
+  switch (t) {
+    case DType::Bool: return "uint8_t";
+    case DType::Int8: return "int8_t";
+    case DType::UInt8: return "uint8_t";
+    case DType::Int32: return "int32_t";
+    case DType::Int64: return "int64_t";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+  }
+  return "void";
+}
 
 std::string emit_c(const ir::PrimFunc& f) {
   CEmitter emitter;

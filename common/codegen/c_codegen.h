@@ -26,6 +26,10 @@ namespace mrd::codegen {
 /// Local allocations up to this many bytes live on the stack; larger ones on the heap.
 inline constexpr int64_t kMaxStackAllocationBytes = 64 * 1024;
 
+/// The C type that holds an element of type t in the generated unit (bool is a uint8_t), and
+/// in the header of an exported kernel.
+const char* c_type(ir::DType t);
+
 /// The C source of `f`, as finish_lowering leaves it for Backend::C. Throws InternalError for
 /// IR that lowering should never produce (tensor reads, reductions, unbound variables).
 std::string emit_c(const ir::PrimFunc& f);

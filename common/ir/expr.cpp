@@ -288,10 +288,7 @@ std::string_view reduce_op_name(ReduceOp op) {
 }
 
 Expr reduce_identity(ReduceOp op, DType t) {
-  if (op == ReduceOp::Sum || op == ReduceOp::Prod) {
-    double unit = op == ReduceOp::Prod ? 1 : 0;
-    return is_float(t) ? FloatImmNode::make(t, unit) : IntImmNode::make(t, static_cast<int64_t>(unit));
-  }
+  if (op == ReduceOp::Sum || op == ReduceOp::Prod) return const_of(t, op == ReduceOp::Prod ? 1 : 0);
   bool lowest = op == ReduceOp::Max;
   switch (t) {
     case DType::Float32:
@@ -317,13 +314,7 @@ Expr reduce_identity(ReduceOp op, DType t) {
 }
 
 Expr reduce_combine(ReduceOp op, Expr acc, Expr value) {
-  switch (op) {
-    case ReduceOp::Sum: return BinaryNode::make(BinaryOp::Add, std::move(acc), std::move(value));
-    case ReduceOp::Max: return BinaryNode::make(BinaryOp::Max, std::move(acc), std::move(value));
-    case ReduceOp::Min: return BinaryNode::make(BinaryOp::Min, std::move(acc), std::move(value));
-    case ReduceOp::Prod: return BinaryNode::make(BinaryOp::Mul, std::move(acc), std::move(value));
-  }
-  throw InternalError("unknown reduce op");
+  return BinaryNode::make(combine_op(op), std::move(acc), std::move(value));
 }
 
 Expr ReduceNode::make(ReduceOp op, Expr source, std::vector<IterVar> axis, Expr condition) {

@@ -182,11 +182,9 @@ class Rebuilder {
     switch (n.kind) {
       case NodeKind::IntImm:
         expect(is_int(t) || t == DType::Bool, "integer immediate of a non-integer type");
-        if (t != DType::Bool && !fits(t, n.int_value)) {
+        // fits: in the type's range; a bool is 0 or 1.
+        if (!fits(t, n.int_value)) {
           fail(DecodeErrc::Malformed, str_cat(dtype_name(t), " immediate out of range"));
-        }
-        if (t == DType::Bool && n.int_value != 0 && n.int_value != 1) {
-          fail(DecodeErrc::Malformed, "bool immediate other than 0 or 1");
         }
         return IntImmNode::make(t, n.int_value);
       case NodeKind::FloatImm:

@@ -116,14 +116,14 @@ class _Translator:
             op = self.op(producer.op)
             return w.tensor_read(dtype, op, [self.expr(i) for i in e.indices])
         if isinstance(e, tir.Reduce):
-            return self._reduce(e)
+            return self._reduce(e, dtype)
         raise UnsupportedExpression("expression %s (%s)" % (type(e).__name__, e))
 
-    def _reduce(self, e) -> int:
+    def _reduce(self, e, dtype: str) -> int:
         if len(e.source) != 1 or int(e.value_index) != 0 or e.init:
             raise UnsupportedExpression("a reduction of several values or with an init")
         c = e.combiner
-        op = _reducer_op(c, str(e.dtype))
+        op = _reducer_op(c, dtype)
         if op is None:
             raise UnsupportedExpression("reducer %s; measurerd reduces with sum, prod, max or min "
                                         "from their identities" % c)
@@ -132,7 +132,7 @@ class _Translator:
         cond = e.condition
         if not (isinstance(cond, tir.IntImm) and int(cond.value) == 1):
             operands.append(self.expr(cond))
-        return self.w.reduce(_dtype(e.dtype), op, axis, operands)
+        return self.w.reduce(dtype, op, axis, operands)
 
 
 _REDUCERS = [(tir.Add, "sum"), (tir.Mul, "prod"), (tir.Max, "max"), (tir.Min, "min")]
