@@ -328,6 +328,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
                                                      llvm::Function::PrivateLinkage, "mrd_parallel_body",
                                                      module_.get());
     set_target_attrs(body_fn);
+    body_fn->addFnAttr(llvm::Attribute::NoInline);  // a separate function, as TVM's lambda
     {
       // Emit the closure with its own function state and scope.
       FunctionState saved_fn = fn_;
@@ -376,10 +377,26 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       buffers_ = std::move(saved_buffers);
       cse_ = std::move(saved_cse);
     }
+    // As TVMBackendParallelLaunch with one worker, a team of one is a plain call of the
+    // closure: GOMP_parallel would still set up a team, about a microsecond per launch.
+    llvm::Value* closure_arg = b_.CreatePointerCast(closure, i8p);
+    llvm::FunctionType* int_fn = llvm::FunctionType::get(b_.getInt32Ty(), false);
+    llvm::Value* alone = b_.CreateICmpSLE(b_.CreateCall(runtime("omp_get_max_threads", int_fn)),
+                                          b_.getInt32(1));
+    llvm::BasicBlock* call_bb = llvm::BasicBlock::Create(ctx_, "parallel_alone", fn_.fn);
+    llvm::BasicBlock* team_bb = llvm::BasicBlock::Create(ctx_, "parallel_team", fn_.fn);
+    llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(ctx_, "parallel_done", fn_.fn);
+    b_.CreateCondBr(alone, call_bb, team_bb);
+    b_.SetInsertPoint(call_bb);
+    b_.CreateCall(body_fn, {closure_arg});
+    b_.CreateBr(done_bb);
+    b_.SetInsertPoint(team_bb);
     llvm::FunctionType* launch_type = llvm::FunctionType::get(
         b_.getVoidTy(), {body_fn->getType(), i8p, b_.getInt32Ty(), b_.getInt32Ty()}, false);
     b_.CreateCall(runtime("GOMP_parallel", launch_type),
-                  {body_fn, b_.CreatePointerCast(closure, i8p), b_.getInt32(0), b_.getInt32(0)});
+                  {body_fn, closure_arg, b_.getInt32(0), b_.getInt32(0)});
+    b_.CreateBr(done_bb);
+    b_.SetInsertPoint(done_bb);
     // A failed allocation in any thread ends the function with -1.
     llvm::Value* failed = b_.CreateICmpNE(b_.CreateLoad(b_.getInt32Ty(), error_slot), b_.getInt32(0));
     return_if(failed);

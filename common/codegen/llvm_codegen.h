@@ -15,7 +15,8 @@
 // lane by lane. A
 // parallel loop's body is outlined into a closure launched on the OpenMP runtime
 // (GOMP_parallel, every thread of the team taking one contiguous chunk, as TVM's
-// TVMBackendParallelLaunch does). As in TVM's LowerTVMBuiltin, a global-scope allocation under
+// TVMBackendParallelLaunch does; with one thread the closure is called directly, as TVM's
+// launch does with one worker). As in TVM's LowerTVMBuiltin, a global-scope allocation under
 // kMaxStackAllocaBytes lives on the stack of the function that runs it; every other one (every
 // local-scope buffer, every larger one) is taken from the workspace through a function pointer
 // that LLVM cannot see through, as TVM's TVMBackendAllocWorkspace is, so that LLVM keeps such

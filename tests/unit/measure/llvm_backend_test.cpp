@@ -47,10 +47,10 @@ measure::Kernel build(const PrimFunc& f, std::string* text_out = nullptr) {
   return measure::Kernel::load(artifact);
 }
 
-/// Runs f compiled and through the evaluator on the same float inputs; every element of
-/// every buffer must agree.
-void check_against_evaluator(const PrimFunc& f, std::string* text = nullptr) {
-  measure::configure_openmp(2);
+/// Runs f compiled (its parallel loops on `threads` OpenMP threads) and through the evaluator
+/// on the same float inputs; every element of every buffer must agree.
+void check_against_evaluator(const PrimFunc& f, std::string* text = nullptr, int threads = 2) {
+  measure::configure_openmp(threads);
   measure::Kernel k = build(f, text);
   std::vector<std::unique_ptr<Aligned<float>>> bufs;
   std::vector<std::vector<double>> want;
@@ -90,6 +90,17 @@ TEST_CASE("llvm backend: parallel, vectorized and unrolled loops compute a matmu
   CHECK(text.find("noalias align 64") != std::string::npos);
   check_against_evaluator(matmul(7, ForKind::Serial, ForKind::Serial, ForKind::Serial));
   check_against_evaluator(matmul(16, ForKind::Parallel, ForKind::Serial, ForKind::Vectorized));
+}
+
+TEST_CASE("llvm backend: a parallel loop on one thread is a plain call of its closure, as TVM's launch with one worker") {
+  std::string text;
+  // 7 rows on a team of two: chunks of 4 and 3; on one thread the closure runs all 7.
+  check_against_evaluator(matmul(7, ForKind::Parallel, ForKind::Serial, ForKind::Serial), &text, 1);
+  CHECK(text.find("omp_get_max_threads") != std::string::npos);
+  CHECK(text.find("parallel_alone:") != std::string::npos);
+  CHECK(text.find("GOMP_parallel") != std::string::npos);
+  check_against_evaluator(matmul(7, ForKind::Parallel, ForKind::Serial, ForKind::Serial), nullptr, 2);
+  measure::configure_openmp(2);
 }
 
 TEST_CASE("llvm backend: a lane-dependent guard scalarizes only its statement") {
