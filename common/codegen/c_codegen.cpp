@@ -86,6 +86,11 @@ const char* math_name(CallOp op) {
     case CallOp::Ceil: return "ceil";
     case CallOp::Trunc: return "trunc";
     case CallOp::Round: return "round";
+    case CallOp::Sin: return "sin";
+    case CallOp::Cos: return "cos";
+    case CallOp::Exp2: return "exp2";
+    case CallOp::Log2: return "log2";
+    case CallOp::Log10: return "log10";
     default: return nullptr;
   }
 }
@@ -782,6 +787,7 @@ class CEmitter : public ExprFunctor<std::string> {
       case CallOp::Fabs:
         if (is_int(t)) return str_cat("mrd_abs_", suffix(t), "(", a.at(0), ")");
         break;
+      case CallOp::IsNan: return str_cat("(isnan(", a.at(0), ") != 0)");
       case CallOp::Rsqrt:
         if (t == DType::Float64) return str_cat("(1.0 / sqrt((double)", a.at(0), "))");
         return str_cat("(1.0f / sqrtf((float)", a.at(0), "))");

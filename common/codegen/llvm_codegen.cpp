@@ -805,6 +805,12 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       case CallOp::Trunc: return unary_intrinsic(llvm::Intrinsic::trunc, x);
       case CallOp::Round: return unary_intrinsic(llvm::Intrinsic::round, x);
       case CallOp::Rsqrt: return b_.CreateFDiv(fconst(t, 1.0), unary_intrinsic(llvm::Intrinsic::sqrt, x));
+      case CallOp::Sin: return unary_intrinsic(llvm::Intrinsic::sin, x);
+      case CallOp::Cos: return unary_intrinsic(llvm::Intrinsic::cos, x);
+      case CallOp::Exp2: return unary_intrinsic(llvm::Intrinsic::exp2, x);
+      case CallOp::Log2: return unary_intrinsic(llvm::Intrinsic::log2, x);
+      case CallOp::Log10: return unary_intrinsic(llvm::Intrinsic::log10, x);
+      case CallOp::IsNan: return b_.CreateFCmpUNO(x, x);  // TVM's isnan: unordered with itself
       case CallOp::Erf: {
         // TVM's llvm rule: the C library's erff / erf (vectorize_loop scalarizes a loop of it).
         MRD_CHECK(!t->isVectorTy(), "emit_llvm: a vector erf reached code generation");

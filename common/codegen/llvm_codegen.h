@@ -8,10 +8,10 @@
 // `noalias align 64`. Loops are basic blocks with an i32 induction variable (`add nsw`);
 // integer arithmetic is nsw; floordiv/floormod by a power of two are shifts and masks, by
 // other constants a truncating division when the dividend is provably non-negative (TVM's
-// LowerIntrin); a float a*b + c is llvm.fmuladd (TVM's FMA rule); exp, log, sqrt, fabs, pow,
-// floor, ceil, trunc and round are LLVM intrinsics, tanh and sigmoid are TVM's formulas over
-// exp, rsqrt is 1 / sqrt and erf a call of the C library's erff / erf, as TVM's rules for
-// llvm. Vector loads and stores through a stride-1 ramp are single vector accesses, others go
+// LowerIntrin); a float a*b + c is llvm.fmuladd (TVM's FMA rule); exp, exp2, log, log2, log10,
+// sqrt, sin, cos, fabs, pow, floor, ceil, trunc and round are LLVM intrinsics, tanh and sigmoid
+// are TVM's formulas over exp, rsqrt is 1 / sqrt, isnan an unordered compare of x with itself
+// and erf a call of the C library's erff / erf, as TVM's rules for llvm. Vector loads and stores through a stride-1 ramp are single vector accesses, others go
 // lane by lane. A
 // parallel loop's body is outlined into a closure launched on the OpenMP runtime
 // (GOMP_parallel, every thread of the team taking one contiguous chunk, as TVM's

@@ -174,6 +174,8 @@ class Evaluator {
         return eval_i(c.args[0]) ? eval_i(c.args[1]) : eval_i(c.args[2]);
       case CallOp::Likely:
         return eval_i(c.args[0]) != 0;
+      case CallOp::IsNan:
+        return std::isnan(eval_f(c.args[0]));
       default:
         break;
     }

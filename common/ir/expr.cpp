@@ -223,6 +223,12 @@ std::string_view call_op_name(CallOp op) {
     case CallOp::Trunc: return "trunc";
     case CallOp::Round: return "round";
     case CallOp::Rsqrt: return "rsqrt";
+    case CallOp::Sin: return "sin";
+    case CallOp::Cos: return "cos";
+    case CallOp::Exp2: return "exp2";
+    case CallOp::Log2: return "log2";
+    case CallOp::Log10: return "log10";
+    case CallOp::IsNan: return "isnan";
   }
   return "?";
 }
@@ -247,6 +253,10 @@ Expr CallNode::make(CallOp op, std::vector<Expr> args) {
       break;
     case CallOp::Likely:
       MRD_USER_CHECK(args[0]->dtype == DType::Bool, "likely needs a bool");
+      t = DType::Bool;
+      break;
+    case CallOp::IsNan:
+      MRD_USER_CHECK(is_float(args[0]->dtype), "isnan needs a float argument");
       t = DType::Bool;
       break;
     case CallOp::Pow:
@@ -378,6 +388,12 @@ Expr ceil(Expr x) { return CallNode::make(CallOp::Ceil, {x}); }
 Expr trunc(Expr x) { return CallNode::make(CallOp::Trunc, {x}); }
 Expr round(Expr x) { return CallNode::make(CallOp::Round, {x}); }
 Expr rsqrt(Expr x) { return CallNode::make(CallOp::Rsqrt, {x}); }
+Expr sin(Expr x) { return CallNode::make(CallOp::Sin, {x}); }
+Expr cos(Expr x) { return CallNode::make(CallOp::Cos, {x}); }
+Expr exp2(Expr x) { return CallNode::make(CallOp::Exp2, {x}); }
+Expr log2(Expr x) { return CallNode::make(CallOp::Log2, {x}); }
+Expr log10(Expr x) { return CallNode::make(CallOp::Log10, {x}); }
+Expr isnan(Expr x) { return CallNode::make(CallOp::IsNan, {x}); }
 Expr likely(Expr cond) { return CallNode::make(CallOp::Likely, {cond}); }
 
 Expr const_of(DType t, double value) {

@@ -174,10 +174,12 @@ struct CastNode : ExprNode {
 };
 
 /// Intrinsic calls. IfThenElse(cond, t, f) is TVM's tir.if_then_else; Likely(cond) marks a
-/// condition expected true (bound guards). Erf, Floor, Ceil, Trunc, Round and Rsqrt are TVM's
-/// tir.erf, tir.floor, ...; Round rounds halfway cases away from zero (tir.round, llvm.round).
+/// condition expected true (bound guards). Erf, Floor, Ceil, Trunc, Round, Rsqrt, Sin, Cos,
+/// Exp2, Log2, Log10 and IsNan are TVM's tir.erf, tir.floor, ...; Round rounds halfway cases
+/// away from zero (tir.round, llvm.round); IsNan is bool.
 enum class CallOp : uint8_t {
-  Exp, Log, Sqrt, Tanh, Sigmoid, Fabs, Pow, IfThenElse, Likely, Erf, Floor, Ceil, Trunc, Round, Rsqrt
+  Exp, Log, Sqrt, Tanh, Sigmoid, Fabs, Pow, IfThenElse, Likely, Erf, Floor, Ceil, Trunc, Round, Rsqrt,
+  Sin, Cos, Exp2, Log2, Log10, IsNan
 };
 std::string_view call_op_name(CallOp op);
 /// Number of arguments the intrinsic takes.
@@ -290,6 +292,12 @@ Expr ceil(Expr x);
 Expr trunc(Expr x);
 Expr round(Expr x);
 Expr rsqrt(Expr x);
+Expr sin(Expr x);
+Expr cos(Expr x);
+Expr exp2(Expr x);
+Expr log2(Expr x);
+Expr log10(Expr x);
+Expr isnan(Expr x);
 Expr likely(Expr cond);
 Expr const_of(DType t, double value);
 

@@ -219,6 +219,18 @@ double float_call(CallOp op, double x, double y) {
       return std::round(x);
     case CallOp::Rsqrt:
       return 1.0 / std::sqrt(x);
+    case CallOp::Sin:
+      return std::sin(x);
+    case CallOp::Cos:
+      return std::cos(x);
+    case CallOp::Exp2:
+      return std::exp2(x);
+    case CallOp::Log2:
+      return std::log2(x);
+    case CallOp::Log10:
+      return std::log10(x);
+    case CallOp::IsNan:
+      return std::isnan(x) ? 1.0 : 0.0;
     case CallOp::IfThenElse:
     case CallOp::Likely:
       break;

@@ -65,8 +65,8 @@ double float_binary(BinaryOp op, double x, double y);
 int64_t int_binary(BinaryOp op, int64_t x, int64_t y);
 
 /// The math intrinsics in double: Exp, Log, Sqrt, Tanh, Sigmoid, Fabs, Erf, Floor, Ceil, Trunc,
-/// Round (halfway cases away from zero), Rsqrt (1 / sqrt x) and Pow (x to the power y; the
-/// others ignore y). Throws InternalError for IfThenElse and Likely, which the caller
+/// Round (halfway cases away from zero), Rsqrt (1 / sqrt x), Sin, Cos, Exp2, Log2, Log10, IsNan
+/// (1 or 0) and Pow (x to the power y; the others ignore y). Throws InternalError for IfThenElse and Likely, which the caller
 /// evaluates itself.
 double float_call(CallOp op, double x, double y);
 

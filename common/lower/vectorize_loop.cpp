@@ -217,7 +217,9 @@ class Vectorizer : public StmtMutator, public ExprMutator {
 
   /// TVM's ops without the TVectorizable attribute: a loop that would give them a vector
   /// argument runs lane by lane.
-  static bool scalar_only(CallOp op) { return op == CallOp::Erf || op == CallOp::Rsqrt; }
+  static bool scalar_only(CallOp op) {
+    return op == CallOp::Erf || op == CallOp::Rsqrt || op == CallOp::IsNan;
+  }
 
   Expr visit_(const CallNode* op, const Expr& self) override {
     if (op->op == CallOp::IfThenElse) {

@@ -20,7 +20,9 @@ constexpr BinaryOp kBinaryOps[] = {
 constexpr CallOp kCallOps[] = {
     CallOp::Exp,    CallOp::Log,        CallOp::Sqrt,   CallOp::Tanh,  CallOp::Sigmoid,
     CallOp::Fabs,   CallOp::Pow,        CallOp::IfThenElse, CallOp::Likely, CallOp::Erf,
-    CallOp::Floor,  CallOp::Ceil,       CallOp::Trunc,  CallOp::Round, CallOp::Rsqrt};
+    CallOp::Floor,  CallOp::Ceil,       CallOp::Trunc,  CallOp::Round, CallOp::Rsqrt,
+    CallOp::Sin,    CallOp::Cos,        CallOp::Exp2,   CallOp::Log2,  CallOp::Log10,
+    CallOp::IsNan};
 constexpr ReduceOp kReduceOps[] = {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod};
 constexpr std::string_view kKindNames[kNumNodeKinds] = {
     "placeholder", "compute", "int_imm", "float_imm", "var",         "binary",

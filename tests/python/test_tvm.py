@@ -195,6 +195,25 @@ def test_gelu_and_rounding_go_inline_and_compute_what_the_workload_computes(daem
         assert_sampled_states_compute(runner, tensors, seed=11)
 
 
+def test_trigonometry_logarithms_and_isnan_go_inline_and_compute_what_the_workload_computes(daemon):
+    """sin, cos, exp2, log2, log10 (vector calls in TVM's llvm build) and isnan (scalarized in
+    vector loops, as TVM does) go inline as themselves, and TVM's sampled states of them
+    compute what the reference interpreter computes, NaNs included."""
+    x = te.placeholder((32, 48), name="x")
+
+    def math(i, j):
+        v, positive = x[i, j], tvm.tir.abs(x[i, j]) + 1.0
+        return (tvm.tir.sin(v) + tvm.tir.cos(v) * 2.0 + tvm.tir.exp2(v) + tvm.tir.log2(positive)
+                + tvm.tir.log10(positive))
+    trig = te.compute((32, 48), math, name="trig")
+    logs = topi.log(topi.subtract(x, 5.5))  # the inputs are in [1, 10): NaN below 5.5
+    cleaned = te.compute((32, 48), lambda i, j: tvm.tir.Select(
+        tvm.tir.isnan(logs[i, j]), tvm.tir.const(-1.0, "float32"), logs[i, j]), name="cleaned")
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
+    for tensors in ([x, trig], [x, cleaned]):
+        assert_sampled_states_compute(runner, tensors, seed=17)
+
+
 def test_int8_and_uint8_workloads_go_inline_and_compute_what_the_workload_computes(daemon):
     """A quantized dense (uint8 x int8, int32 accumulation, requantized to int8) and a uint8
     max pool go inline with their 8-bit types, and TVM's sampled states of them compute what

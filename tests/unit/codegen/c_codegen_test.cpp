@@ -225,6 +225,32 @@ TEST_CASE("emit_c: erf, floor, ceil, trunc, round and rsqrt use the C library's 
   CHECK(o[5] == 1.0f / std::sqrt(2.5f));
 }
 
+TEST_CASE("emit_c: sin, cos, exp2, log2 and log10 use the C library's float32 functions, isnan is bool") {
+  auto in = BufferNode::make("in", DType::Float32, {2});
+  auto out = BufferNode::make("out", DType::Float32, {7});
+  Expr x = load(in, 0);
+  Expr nan = log(load(in, 1));  // the log of a negative number
+  auto as_float = [](Expr b) { return select(b, Expr(1.0f), Expr(0.0f)); };
+  Stmt body = SeqNode::make({store(out, 0, sin(x)), store(out, 1, cos(x)), store(out, 2, exp2(x)),
+                             store(out, 3, log2(x)), store(out, 4, log10(x)),
+                             store(out, 5, as_float(isnan(nan))), store(out, 6, as_float(isnan(x)))});
+  std::string src = emit_c_backend(PrimFunc{{in, out}, body});
+  for (const char* f : {"sinf(", "cosf(", "exp2f(", "log2f(", "log10f(", "isnan("}) CHECK(src.find(f) != std::string::npos);
+  auto k = build(src);
+  Aligned<float> i(2), o(7);
+  i[0] = 2.5f;
+  i[1] = -1.0f;
+  void* args[] = {i.p, o.p};
+  REQUIRE(k->entry(args) == 0);
+  CHECK(o[0] == std::sin(2.5f));
+  CHECK(o[1] == std::cos(2.5f));
+  CHECK(o[2] == std::exp2(2.5f));
+  CHECK(o[3] == std::log2(2.5f));
+  CHECK(o[4] == std::log10(2.5f));
+  CHECK(o[5] == 1.0f);
+  CHECK(o[6] == 0.0f);
+}
+
 TEST_CASE("emit_c: names from the workload never become code") {
   auto a = BufferNode::make("x*/ int evil(); /*", DType::Float32, {1});
   Var i("i; system(\"rm -rf /\");");

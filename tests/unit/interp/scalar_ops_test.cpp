@@ -78,5 +78,12 @@ TEST_CASE("math intrinsics compute in double", "[interp]") {
   CHECK(float_call(CallOp::Round, -2.5, 0.0) == -3.0);  // halfway away from zero, as llvm.round
   CHECK(float_call(CallOp::Round, 2.5, 0.0) == 3.0);
   CHECK(float_call(CallOp::Rsqrt, 4.0, 0.0) == 0.5);
+  CHECK(float_call(CallOp::Sin, 0.5, 0.0) == std::sin(0.5));
+  CHECK(float_call(CallOp::Cos, 0.5, 0.0) == std::cos(0.5));
+  CHECK(float_call(CallOp::Exp2, 10.0, 0.0) == 1024.0);
+  CHECK(float_call(CallOp::Log2, 1024.0, 0.0) == 10.0);
+  CHECK(float_call(CallOp::Log10, 1000.0, 0.0) == 3.0);
+  CHECK(float_call(CallOp::IsNan, std::nan(""), 0.0) == 1.0);
+  CHECK(float_call(CallOp::IsNan, INFINITY, 0.0) == 0.0);
   CHECK_THROWS_AS(float_call(CallOp::IfThenElse, 1.0, 0.0), InternalError);
 }

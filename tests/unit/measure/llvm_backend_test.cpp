@@ -163,6 +163,25 @@ TEST_CASE("llvm backend: floor, ceil, trunc and round are vector intrinsics, erf
   CHECK(text.find("x float> @erff") == std::string::npos);
 }
 
+TEST_CASE("llvm backend: sin, cos, exp2, log2 and log10 are vector intrinsics, isnan runs lane by lane, as TVM") {
+  // Inputs from -6 to 6: the log of the negative ones is NaN, which isnan tells apart.
+  auto in = BufferNode::make("in", DType::Float32, {16});
+  auto out = BufferNode::make("out", DType::Float32, {16});
+  auto out2 = BufferNode::make("out2", DType::Float32, {16});
+  Var j("j");
+  Expr x = load(in, j);
+  Expr positive = fabs(x) + Expr(1.0f);
+  Stmt math = store(out, j, sin(x) + cos(x) * Expr(10.0f) + exp2(x * Expr(0.5f)) + log2(positive) + log10(positive) * Expr(100.0f));
+  Stmt nan = store(out2, j, select(isnan(log(x)), Expr(1.0f), Expr(0.0f)) + select(isnan(x), Expr(10.0f), Expr(0.0f)));
+  std::string text;
+  check_against_evaluator(PrimFunc{{in, out, out2}, ForNode::make(j, 0, 16, ForKind::Vectorized, SeqNode::make({math, nan}))}, &text);
+  for (const char* f : {"@llvm.sin.v16f32", "@llvm.cos.v16f32", "@llvm.exp2.v16f32", "@llvm.log2.v16f32", "@llvm.log10.v16f32"}) {
+    CHECK(text.find(f) != std::string::npos);
+  }
+  CHECK(text.find("fcmp uno float") != std::string::npos);
+  CHECK(text.find("fcmp uno <16 x float>") == std::string::npos);
+}
+
 TEST_CASE("llvm backend: strided vector reads and writes index each lane with scalar arithmetic") {
   // out[i*16 + 2*j] = in[i + 2*j] * 3 for j in vectorized(0, 4): both ramps have stride 2 and a
   // base that is not a constant. As TVM's Scalarize, each lane's index is base + 2 * lane,

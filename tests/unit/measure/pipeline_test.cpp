@@ -179,6 +179,26 @@ TEST_CASE("pipeline: a product reduction computes as the interpreter says on bot
   }
 }
 
+TEST_CASE("pipeline: sin, cos, exp2, log2, log10 and isnan compute as the interpreter says on both backends") {
+  using namespace ir;
+  Tensor X = placeholder({16, 32}, "X");
+  Tensor Y = compute({16, 32}, [&](Var i, Var j) {
+    Expr x = X(i, j), positive = fabs(x) + Expr(1.0f);
+    // The inputs are in [1, 10): the log is NaN for those below 5.5.
+    Expr nan = select(isnan(log(x - Expr(5.5f))), Expr(100.0f), Expr(0.0f));
+    return sin(x) + cos(x) * Expr(2.0f) + exp2(x) + log2(positive) + log10(positive) + nan;
+  }, "Y");
+  // Vectorized 16 lanes: the math calls as vectors, isnan lane by lane.
+  const std::string vectorized = R"([["SP", 1, 1, 32, [16], 1], ["AN", 1, 2, 2]])";
+  for (std::string target : {"llvm -keys=cpu", "c"})
+  for (std::string steps : {std::string("[]"), vectorized}) {
+    INFO(target << ": " << steps);
+    MeasureResult r = measure_one(tensor_task({X, Y}, target), steps, quick());
+    INFO(r.error_msg);
+    CHECK(r.error_no == MeasureErrorNo::NoError);
+  }
+}
+
 TEST_CASE("pipeline: an identical candidate is compiled once, a changed flag is a miss") {
   CountingCompiler cc;
   BuildConfig c = config();

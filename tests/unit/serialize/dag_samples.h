@@ -138,4 +138,20 @@ inline std::vector<Tensor> quantized_dag() {
   return {X, W, M, Q, R};
 }
 
+/// Every one-argument math call, the two-argument pow and isnan (a bool call in a select).
+inline std::vector<Tensor> math_calls_dag() {
+  Tensor X = placeholder({8}, "X");
+  Tensor Y = compute(
+      {8},
+      [&](Var i) {
+        Expr (*const unary[])(Expr) = {exp, exp2, log, log2, log10, sqrt, rsqrt, sin, cos, tanh,
+                                       sigmoid, fabs, erf, floor, ceil, trunc, round};
+        Expr x = X(i), e = Expr(0.0f);
+        for (auto f : unary) e = e + f(x);
+        return e + pow(x, Expr(2.0f)) + select(isnan(x), Expr(1.0f), Expr(0.0f));
+      },
+      "Y");
+  return {X, Y};
+}
+
 }  // namespace mrd::serialize::testing

@@ -19,6 +19,7 @@ std::vector<std::pair<const char*, std::vector<ir::Tensor>>> samples() {
           {"softmax", softmax_dag()},
           {"mixed dtypes", mixed_dtype_dag()},
           {"int8 and uint8", quantized_dag()},
+          {"math calls", math_calls_dag()},
           {"dense with a layout-free weight", dense_dag()}};
 }
 

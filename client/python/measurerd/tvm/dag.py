@@ -3,12 +3,12 @@ registry does not have (a TVM-only function, or one registered from tensors) is 
 
 Covers what measurerd's IR has: placeholders and single-output compute ops of bool, int8,
 uint8, int32, int64, float32 and float64; arithmetic, comparisons, logic, select, cast, exp,
-log, sqrt, tanh, sigmoid, fabs, pow, erf, floor, ceil, trunc, round, rsqrt, if_then_else,
-likely, tensor reads, and sum/prod/max/min reductions (with a condition). A compute's
-``layout_free_placeholders`` attribute (topi's dense, batch_matmul, matmul) goes along, so
-that measurerd re-lays those inputs out as TVM's layout rewrite does; axis bounds that TVM's
-simplifier folds to constants (an adaptive pool's) go as those constants. Anything else
-raises UnsupportedExpression naming it.
+log, sqrt, tanh, sigmoid, fabs, pow, erf, floor, ceil, trunc, round, rsqrt, sin, cos, exp2,
+log2, log10, isnan, if_then_else, likely, tensor reads, and sum/prod/max/min reductions (with
+a condition). A compute's ``layout_free_placeholders`` attribute (topi's dense, batch_matmul,
+matmul) goes along, so that measurerd re-lays those inputs out as TVM's layout rewrite does;
+axis bounds that TVM's simplifier folds to constants (an adaptive pool's) go as those
+constants. Anything else raises UnsupportedExpression naming it.
 """
 
 from typing import Dict
@@ -31,7 +31,8 @@ _CALLS = {"tir.exp": "exp", "tir.log": "log", "tir.sqrt": "sqrt", "tir.tanh": "t
           "tir.sigmoid": "sigmoid", "tir.fabs": "fabs", "tir.pow": "pow",
           "tir.if_then_else": "if_then_else", "tir.likely": "likely", "tir.erf": "erf",
           "tir.floor": "floor", "tir.ceil": "ceil", "tir.trunc": "trunc", "tir.round": "round",
-          "tir.rsqrt": "rsqrt"}
+          "tir.rsqrt": "rsqrt", "tir.sin": "sin", "tir.cos": "cos", "tir.exp2": "exp2",
+          "tir.log2": "log2", "tir.log10": "log10", "tir.isnan": "isnan"}
 
 
 def _dtype(d) -> str:
