@@ -112,6 +112,18 @@ Task tensor_task(std::vector<ir::Tensor> tensors, std::string target) {
   return t;
 }
 
+// The tensors' default state and `scheduled` measure on the LLVM and C backends with the
+// reference check on, without an error.
+void check_on_both_backends(const std::vector<ir::Tensor>& tensors, const std::string& scheduled) {
+  for (std::string target : {"llvm -keys=cpu", "c"})
+  for (std::string steps : {std::string("[]"), scheduled}) {
+    INFO(target << ": " << steps);
+    MeasureResult r = measure_one(tensor_task(tensors, target), steps, quick());
+    INFO(r.error_msg);
+    CHECK(r.error_no == MeasureErrorNo::NoError);
+  }
+}
+
 // A quantized layer: uint8 x int8 -> int32 dense, requantized to int8 through float32 (round,
 // clip), and uint8 arithmetic that wraps, divides, compares and takes the max as unsigned.
 // Stages: 0 X, 1 W, 2 D, 3 Q, 4 U.
@@ -170,13 +182,7 @@ TEST_CASE("pipeline: a product reduction computes as the interpreter says on bot
   Tensor P = compute({16}, [&](Var i) { return prod(X(i, r) * Expr(0.25f) + Expr(0.5f), {r}); }, "P");
   // The product over r with 8 lanes of i in one vector accumulator.
   const std::string vectorized = R"([["SP", 1, 0, 16, [8], 1], ["RE", 1, [0, 2, 1]], ["AN", 1, 2, 2]])";
-  for (std::string target : {"llvm -keys=cpu", "c"})
-  for (std::string steps : {std::string("[]"), vectorized}) {
-    INFO(target << ": " << steps);
-    MeasureResult r = measure_one(tensor_task({X, P}, target), steps, quick());
-    INFO(r.error_msg);
-    CHECK(r.error_no == MeasureErrorNo::NoError);
-  }
+  check_on_both_backends({X, P}, vectorized);
 }
 
 TEST_CASE("pipeline: sin, cos, exp2, log2, log10 and isnan compute as the interpreter says on both backends") {
@@ -190,13 +196,7 @@ TEST_CASE("pipeline: sin, cos, exp2, log2, log10 and isnan compute as the interp
   }, "Y");
   // Vectorized 16 lanes: the math calls as vectors, isnan lane by lane.
   const std::string vectorized = R"([["SP", 1, 1, 32, [16], 1], ["AN", 1, 2, 2]])";
-  for (std::string target : {"llvm -keys=cpu", "c"})
-  for (std::string steps : {std::string("[]"), vectorized}) {
-    INFO(target << ": " << steps);
-    MeasureResult r = measure_one(tensor_task({X, Y}, target), steps, quick());
-    INFO(r.error_msg);
-    CHECK(r.error_no == MeasureErrorNo::NoError);
-  }
+  check_on_both_backends({X, Y}, vectorized);
 }
 
 TEST_CASE("pipeline: an identical candidate is compiled once, a changed flag is a miss") {
