@@ -48,6 +48,9 @@ std::optional<int64_t> eval_index(const Expr& e, const Env& env) {
     case ir::BinaryOp::FloorMod:
       if (*b == 0) return std::nullopt;
       return ((*a % *b) + *b) % *b;
+    case ir::BinaryOp::Mod:
+      if (*b == 0 || *b == -1) return std::nullopt;
+      return *a % *b;
     default: return std::nullopt;
   }
 }

@@ -30,7 +30,10 @@ const char* suffix(DType t) {
     case DType::Bool: return "b";
     case DType::Int8: return "i8";
     case DType::UInt8: return "u8";
+    case DType::Int16: return "i16";
+    case DType::UInt16: return "u16";
     case DType::Int32: return "i32";
+    case DType::UInt32: return "u32";
     case DType::Int64: return "i64";
     case DType::Float32: return "f32";
     case DType::Float64: return "f64";
@@ -71,6 +74,11 @@ std::string float_literal(DType t, double v) {
     std::snprintf(buf, sizeof buf, "%a", v);
   }
   return str_cat("(", buf, ")");
+}
+
+/// e cast back to t when t is an integer narrower than C's int, whose operators compute in int.
+std::string narrow_int(DType t, std::string e) {
+  return dtype_bytes(t) < 4 && is_int(t) ? str_cat("((", c_type(t), ")", e, ")") : e;
 }
 
 const char* math_name(CallOp op) {
@@ -728,16 +736,19 @@ class CEmitter : public ExprFunctor<std::string> {
   std::string visit_(const BinaryNode* op, const Expr&) override {
     std::string a = visit(op->a), b = visit(op->b);
     DType t = op->a->dtype;
-    // C computes int8 and uint8 operands in int: the result wraps back to the type, as the
-    // IR's 8-bit arithmetic does.
-    auto narrow = [&](std::string e) {
-      return dtype_bytes(t) == 1 && is_int(t) ? str_cat("((", c_type(t), ")", e, ")") : e;
-    };
+    // C computes 8- and 16-bit operands in int: the result wraps back to the type, as the
+    // IR's narrow arithmetic does (a uint16 product in unsigned int, where it cannot overflow).
+    auto narrow = [&](std::string e) { return narrow_int(t, std::move(e)); };
     switch (op->op) {
       case BinaryOp::Add: return narrow(str_cat("(", a, " + ", b, ")"));
       case BinaryOp::Sub: return narrow(str_cat("(", a, " - ", b, ")"));
-      case BinaryOp::Mul: return narrow(str_cat("(", a, " * ", b, ")"));
+      case BinaryOp::Mul:
+        if (t == DType::UInt16) return narrow(str_cat("((uint32_t)", a, " * ", b, ")"));
+        return narrow(str_cat("(", a, " * ", b, ")"));
       case BinaryOp::Div: return narrow(str_cat("(", a, " / ", b, ")"));
+      case BinaryOp::Mod:
+        if (is_float(t)) return str_cat("fmod", t == DType::Float32 ? "f" : "", "(", a, ", ", b, ")");
+        return narrow(str_cat("(", a, " % ", b, ")"));
       case BinaryOp::FloorDiv:
         // Truncation and floor agree for a non-negative dividend and a positive divisor.
         if (is_int(t) && non_negative(op->a) && positive_const(op->b)) return str_cat("(", a, " / ", b, ")");
@@ -788,6 +799,15 @@ class CEmitter : public ExprFunctor<std::string> {
         if (is_int(t)) return str_cat("mrd_abs_", suffix(t), "(", a.at(0), ")");
         break;
       case CallOp::IsNan: return str_cat("(isnan(", a.at(0), ") != 0)");
+      case CallOp::BitwiseAnd: return narrow_int(t, str_cat("(", a.at(0), " & ", a.at(1), ")"));
+      case CallOp::BitwiseOr: return narrow_int(t, str_cat("(", a.at(0), " | ", a.at(1), ")"));
+      case CallOp::BitwiseXor: return narrow_int(t, str_cat("(", a.at(0), " ^ ", a.at(1), ")"));
+      case CallOp::BitwiseNot:
+        if (t == DType::Bool) return str_cat("(!", a.at(0), ")");
+        return narrow_int(t, str_cat("(~", a.at(0), ")"));
+      case CallOp::ShiftLeft:  // in uint64_t: a negative value's shift is defined
+        return str_cat("((", c_type(t), ")((uint64_t)", a.at(0), " << ", a.at(1), "))");
+      case CallOp::ShiftRight: return narrow_int(t, str_cat("(", a.at(0), " >> ", a.at(1), ")"));
       case CallOp::Rsqrt:
         if (t == DType::Float64) return str_cat("(1.0 / sqrt((double)", a.at(0), "))");
         return str_cat("(1.0f / sqrtf((float)", a.at(0), "))");
@@ -829,7 +849,10 @@ const char* c_type(ir::DType t) {
     case DType::Bool: return "uint8_t";
     case DType::Int8: return "int8_t";
     case DType::UInt8: return "uint8_t";
+    case DType::Int16: return "int16_t";
+    case DType::UInt16: return "uint16_t";
     case DType::Int32: return "int32_t";
+    case DType::UInt32: return "uint32_t";
     case DType::Int64: return "int64_t";
     case DType::Float32: return "float";
     case DType::Float64: return "double";

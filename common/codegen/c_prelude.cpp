@@ -11,14 +11,20 @@ const char* const kCPrelude = R"(#include <stdint.h>
   static inline T mrd_floormod_##S(T a, T b) { T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
 MRD_DEF_FLOOR(int8_t, i8)
 MRD_DEF_FLOOR(uint8_t, u8)
+MRD_DEF_FLOOR(int16_t, i16)
+MRD_DEF_FLOOR(uint16_t, u16)
 MRD_DEF_FLOOR(int32_t, i32)
+MRD_DEF_FLOOR(uint32_t, u32)
 MRD_DEF_FLOOR(int64_t, i64)
 #define MRD_DEF_MINMAX(T, S) \
   static inline T mrd_min_##S(T a, T b) { return a < b ? a : b; } \
   static inline T mrd_max_##S(T a, T b) { return a > b ? a : b; }
 MRD_DEF_MINMAX(int8_t, i8)
 MRD_DEF_MINMAX(uint8_t, u8)
+MRD_DEF_MINMAX(int16_t, i16)
+MRD_DEF_MINMAX(uint16_t, u16)
 MRD_DEF_MINMAX(int32_t, i32)
+MRD_DEF_MINMAX(uint32_t, u32)
 MRD_DEF_MINMAX(int64_t, i64)
 MRD_DEF_MINMAX(float, f32)
 MRD_DEF_MINMAX(double, f64)
@@ -27,7 +33,10 @@ static inline float mrd_sigmoid_f32(float x) { return 1.0f / (1.0f + expf(-x)); 
 static inline double mrd_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
 static inline int8_t mrd_abs_i8(int8_t x) { return x < 0 ? (int8_t)-x : x; }
 static inline uint8_t mrd_abs_u8(uint8_t x) { return x; }
+static inline int16_t mrd_abs_i16(int16_t x) { return x < 0 ? (int16_t)-x : x; }
+static inline uint16_t mrd_abs_u16(uint16_t x) { return x; }
 static inline int32_t mrd_abs_i32(int32_t x) { return x < 0 ? -x : x; }
+static inline uint32_t mrd_abs_u32(uint32_t x) { return x; }
 static inline int64_t mrd_abs_i64(int64_t x) { return x < 0 ? -x : x; }
 static inline void* mrd_alloc(size_t bytes) { return aligned_alloc(64, (bytes + 63) / 64 * 64); }
 #define MRD_DEF_VEC(T, N, S) \

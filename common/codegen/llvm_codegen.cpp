@@ -173,7 +173,10 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       case DType::Bool: return b_.getInt1Ty();
       case DType::Int8:
       case DType::UInt8: return b_.getInt8Ty();
-      case DType::Int32: return b_.getInt32Ty();
+      case DType::Int16:
+      case DType::UInt16: return b_.getInt16Ty();
+      case DType::Int32:
+      case DType::UInt32: return b_.getInt32Ty();
       case DType::Int64: return b_.getInt64Ty();
       case DType::Float32: return b_.getFloatTy();
       case DType::Float64: return b_.getDoubleTy();
@@ -639,14 +642,15 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     llvm::Value* a = visit(op->a);
     llvm::Value* b = visit(op->b);
     // As TVM's CreateAdd & co.: nsw for signed integers of 32 bits and more, nuw for unsigned
-    // ones (none here), wrapping arithmetic below 32 bits.
+    // ones, wrapping arithmetic below 32 bits.
     const bool wraps = t == DType::Bool || dtype_bytes(t) < 4;
     const bool u = is_unsigned(t);
     switch (op->op) {
-      case BinaryOp::Add: return wraps ? b_.CreateAdd(a, b) : b_.CreateNSWAdd(a, b);
-      case BinaryOp::Sub: return wraps ? b_.CreateSub(a, b) : b_.CreateNSWSub(a, b);
-      case BinaryOp::Mul: return wraps ? b_.CreateMul(a, b) : b_.CreateNSWMul(a, b);
+      case BinaryOp::Add: return b_.CreateAdd(a, b, "", !wraps && u, !wraps && !u);
+      case BinaryOp::Sub: return b_.CreateSub(a, b, "", !wraps && u, !wraps && !u);
+      case BinaryOp::Mul: return b_.CreateMul(a, b, "", !wraps && u, !wraps && !u);
       case BinaryOp::Div: return u ? b_.CreateUDiv(a, b) : b_.CreateSDiv(a, b);
+      case BinaryOp::Mod: return u ? b_.CreateURem(a, b) : b_.CreateSRem(a, b);
       case BinaryOp::Min:
         return b_.CreateSelect(u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b), a, b);
       case BinaryOp::Max:
@@ -677,6 +681,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       case BinaryOp::Sub: return b_.CreateFSub(a, b);
       case BinaryOp::Mul: return b_.CreateFMul(a, b);
       case BinaryOp::Div: return b_.CreateFDiv(a, b);
+      case BinaryOp::Mod: return b_.CreateFRem(a, b);
       case BinaryOp::Min: return b_.CreateSelect(b_.CreateFCmpOLT(a, b), a, b);
       case BinaryOp::Max: return b_.CreateSelect(b_.CreateFCmpOGT(a, b), a, b);
       case BinaryOp::EQ: return b_.CreateFCmpOEQ(a, b);
@@ -811,6 +816,14 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       case CallOp::Log2: return unary_intrinsic(llvm::Intrinsic::log2, x);
       case CallOp::Log10: return unary_intrinsic(llvm::Intrinsic::log10, x);
       case CallOp::IsNan: return b_.CreateFCmpUNO(x, x);  // TVM's isnan: unordered with itself
+      case CallOp::BitwiseNot: return b_.CreateNot(x);
+      case CallOp::BitwiseAnd: return b_.CreateAnd(x, visit(op->args[1]));
+      case CallOp::BitwiseOr: return b_.CreateOr(x, visit(op->args[1]));
+      case CallOp::BitwiseXor: return b_.CreateXor(x, visit(op->args[1]));
+      case CallOp::ShiftLeft: return b_.CreateShl(x, visit(op->args[1]));
+      case CallOp::ShiftRight:
+        // As TVM's codegen: arithmetic for signed types, logical for unsigned ones.
+        return is_unsigned(op->dtype) ? b_.CreateLShr(x, visit(op->args[1])) : b_.CreateAShr(x, visit(op->args[1]));
       case CallOp::Erf: {
         // TVM's llvm rule: the C library's erff / erf (vectorize_loop scalarizes a loop of it).
         MRD_CHECK(!t->isVectorTy(), "emit_llvm: a vector erf reached code generation");

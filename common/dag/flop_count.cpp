@@ -14,19 +14,8 @@ using namespace ir;
 enum class TypeCode { Int, UInt, Float };
 
 TypeCode type_code(DType t) {
-  switch (t) {
-    case DType::Bool:
-    case DType::UInt8:
-      return TypeCode::UInt;
-    case DType::Int8:
-    case DType::Int32:
-    case DType::Int64:
-      return TypeCode::Int;
-    case DType::Float32:
-    case DType::Float64:
-      return TypeCode::Float;
-  }
-  return TypeCode::Int;
+  if (is_float(t)) return TypeCode::Float;
+  return t == DType::Bool || is_unsigned(t) ? TypeCode::UInt : TypeCode::Int;
 }
 
 class FlopEstimator : public ExprFunctor<double> {

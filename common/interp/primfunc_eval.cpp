@@ -185,6 +185,10 @@ class Evaluator {
     double x = eval(c->args[0]);
     if (c->op == CallOp::Likely) return x;
     double y = call_op_arity(c->op) > 1 ? eval(c->args[1]) : 0.0;
+    if (is_integer_call(c->op)) {
+      int64_t a = float_to_int(DType::Int64, x), b = float_to_int(DType::Int64, y);
+      return static_cast<double>(int_call(c->op, c->dtype, a, b));
+    }
     return store_value(c->dtype, float_call(c->op, x, y));
   }
 

@@ -179,6 +179,11 @@ class Evaluator {
       default:
         break;
     }
+    if (is_integer_call(c.op)) {
+      int64_t x = eval_i(c.args[0]);
+      int64_t y = c.args.size() > 1 ? eval_i(c.args[1]) : 0;
+      return int_call(c.op, c.dtype, x, y);
+    }
     throw UserError(str_cat("call ", call_op_name(c.op), " has no integer form"));
   }
 

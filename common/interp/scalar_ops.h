@@ -14,6 +14,7 @@ using ir::float_to_int;
 using ir::floor_div;
 using ir::floor_mod;
 using ir::int_binary;
+using ir::int_call;
 using ir::is_division;
 using ir::store_value;
 using ir::wrap_int;

@@ -65,6 +65,7 @@ std::string_view binary_op_name(BinaryOp op) {
     case BinaryOp::GE: return ">=";
     case BinaryOp::And: return "&&";
     case BinaryOp::Or: return "||";
+    case BinaryOp::Mod: return "%";
   }
   return "?";
 }
@@ -94,17 +95,18 @@ Expr retype_imm(const Expr& e, DType t) {
   return IntImmNode::make(t, static_cast<int64_t>(v));
 }
 
-int rank(DType t) {
-  switch (t) {
-    case DType::Bool: return 0;
-    case DType::UInt8: return 1;
-    case DType::Int8: return 2;
-    case DType::Int32: return 3;
-    case DType::Int64: return 4;
-    case DType::Float32: return 5;
-    case DType::Float64: return 6;
+/// The type two operands of different types meet in, as TVM's BinaryOpMatchTypes: the float
+/// one (the wider of two floats); between integers of one signedness the wider; between a
+/// signed and an unsigned integer the signed type of the larger width (bool is a 1-bit
+/// unsigned integer).
+DType common_type(DType a, DType b) {
+  if (is_float(a) || is_float(b)) {
+    if (is_float(a) && is_float(b)) return dtype_bits(a) >= dtype_bits(b) ? a : b;
+    return is_float(a) ? a : b;
   }
-  return 0;
+  bool ua = a == DType::Bool || is_unsigned(a), ub = b == DType::Bool || is_unsigned(b);
+  if (ua == ub) return dtype_bits(a) >= dtype_bits(b) ? a : b;
+  return int_type(std::max({dtype_bits(a), dtype_bits(b), 8}), true);
 }
 
 /// Brings a and b to one type, as TVM's BinaryOpMatchTypes.
@@ -118,11 +120,9 @@ void match_types(Expr& a, Expr& b) {
     a = retype_imm(a, b->dtype);
     return;
   }
-  if (rank(a->dtype) < rank(b->dtype)) {
-    a = is_imm(a) ? retype_imm(a, b->dtype) : CastNode::make(b->dtype, a);
-  } else {
-    b = is_imm(b) ? retype_imm(b, a->dtype) : CastNode::make(a->dtype, b);
-  }
+  DType t = common_type(a->dtype, b->dtype);
+  if (a->dtype != t) a = is_imm(a) ? retype_imm(a, t) : CastNode::make(t, a);
+  if (b->dtype != t) b = is_imm(b) ? retype_imm(b, t) : CastNode::make(t, b);
 }
 
 /// Brings a and b to one lane count: a scalar is broadcast to the other's lanes.
@@ -229,13 +229,38 @@ std::string_view call_op_name(CallOp op) {
     case CallOp::Log2: return "log2";
     case CallOp::Log10: return "log10";
     case CallOp::IsNan: return "isnan";
+    case CallOp::BitwiseAnd: return "bitwise_and";
+    case CallOp::BitwiseOr: return "bitwise_or";
+    case CallOp::BitwiseXor: return "bitwise_xor";
+    case CallOp::BitwiseNot: return "bitwise_not";
+    case CallOp::ShiftLeft: return "shift_left";
+    case CallOp::ShiftRight: return "shift_right";
   }
   return "?";
 }
 
+bool is_integer_call(CallOp op) {
+  switch (op) {
+    case CallOp::BitwiseAnd:
+    case CallOp::BitwiseOr:
+    case CallOp::BitwiseXor:
+    case CallOp::BitwiseNot:
+    case CallOp::ShiftLeft:
+    case CallOp::ShiftRight:
+      return true;
+    default:
+      return false;
+  }
+}
+
 int call_op_arity(CallOp op) {
   switch (op) {
-    case CallOp::Pow: return 2;
+    case CallOp::Pow:
+    case CallOp::BitwiseAnd:
+    case CallOp::BitwiseOr:
+    case CallOp::BitwiseXor:
+    case CallOp::ShiftLeft:
+    case CallOp::ShiftRight: return 2;
     case CallOp::IfThenElse: return 3;
     default: return 1;
   }
@@ -259,6 +284,21 @@ Expr CallNode::make(CallOp op, std::vector<Expr> args) {
       MRD_USER_CHECK(is_float(args[0]->dtype), "isnan needs a float argument");
       t = DType::Bool;
       break;
+    case CallOp::BitwiseAnd:
+    case CallOp::BitwiseOr:
+    case CallOp::BitwiseXor:
+    case CallOp::BitwiseNot:
+    case CallOp::ShiftLeft:
+    case CallOp::ShiftRight: {
+      // As TVM's bitwise_and & co.: operands of one type (BinaryOpMatchTypes), integers; the
+      // bitwise ones also take bools (TVM's uint1).
+      if (args.size() == 2) match_types(args[0], args[1]);
+      bool shift = op == CallOp::ShiftLeft || op == CallOp::ShiftRight;
+      MRD_USER_CHECK(is_int(args[0]->dtype) || (!shift && args[0]->dtype == DType::Bool),
+                     call_op_name(op), " needs integer arguments, got ", dtype_name(args[0]->dtype));
+      t = args[0]->dtype;
+      break;
+    }
     case CallOp::Pow:
       match_types(args[0], args[1]);
       [[fallthrough]];
@@ -308,16 +348,13 @@ Expr reduce_identity(ReduceOp op, DType t) {
       return FloatImmNode::make(t, lowest ? std::numeric_limits<double>::lowest()
                                           : std::numeric_limits<double>::max());
     case DType::Int8:
-      return IntImmNode::make(t, lowest ? std::numeric_limits<int8_t>::min()
-                                        : std::numeric_limits<int8_t>::max());
     case DType::UInt8:
-      return IntImmNode::make(t, lowest ? 0 : std::numeric_limits<uint8_t>::max());
+    case DType::Int16:
+    case DType::UInt16:
     case DType::Int32:
-      return IntImmNode::make(t, lowest ? std::numeric_limits<int32_t>::min()
-                                        : std::numeric_limits<int32_t>::max());
+    case DType::UInt32:
     case DType::Int64:
-      return IntImmNode::make(t, lowest ? std::numeric_limits<int64_t>::min()
-                                        : std::numeric_limits<int64_t>::max());
+      return IntImmNode::make(t, lowest ? int_min(t) : int_max(t));
     case DType::Bool: break;
   }
   throw UserError("reduction over bool values");
@@ -368,6 +405,7 @@ Expr operator||(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Or, a, b); }
 Expr operator!(Expr a) { return NotNode::make(a); }
 Expr floordiv(Expr a, Expr b) { return BinaryNode::make(BinaryOp::FloorDiv, a, b); }
 Expr floormod(Expr a, Expr b) { return BinaryNode::make(BinaryOp::FloorMod, a, b); }
+Expr truncmod(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Mod, a, b); }
 Expr min(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Min, a, b); }
 Expr max(Expr a, Expr b) { return BinaryNode::make(BinaryOp::Max, a, b); }
 Expr select(Expr cond, Expr t, Expr f) { return SelectNode::make(cond, t, f); }
@@ -394,6 +432,12 @@ Expr exp2(Expr x) { return CallNode::make(CallOp::Exp2, {x}); }
 Expr log2(Expr x) { return CallNode::make(CallOp::Log2, {x}); }
 Expr log10(Expr x) { return CallNode::make(CallOp::Log10, {x}); }
 Expr isnan(Expr x) { return CallNode::make(CallOp::IsNan, {x}); }
+Expr bitwise_and(Expr a, Expr b) { return CallNode::make(CallOp::BitwiseAnd, {a, b}); }
+Expr bitwise_or(Expr a, Expr b) { return CallNode::make(CallOp::BitwiseOr, {a, b}); }
+Expr bitwise_xor(Expr a, Expr b) { return CallNode::make(CallOp::BitwiseXor, {a, b}); }
+Expr bitwise_not(Expr a) { return CallNode::make(CallOp::BitwiseNot, {a}); }
+Expr shift_left(Expr a, Expr b) { return CallNode::make(CallOp::ShiftLeft, {a, b}); }
+Expr shift_right(Expr a, Expr b) { return CallNode::make(CallOp::ShiftRight, {a, b}); }
 Expr likely(Expr cond) { return CallNode::make(CallOp::Likely, {cond}); }
 
 Expr const_of(DType t, double value) {

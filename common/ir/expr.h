@@ -131,10 +131,12 @@ struct VarNode : ExprNode {
   VarNode(DType t, std::string n) : ExprNode(kKind, t), name(std::move(n)) {}
 };
 
-/// Div is true division for floats and truncating division for integers (TVM's Div);
-/// FloorDiv and FloorMod are for integers. Comparisons and And/Or yield Bool.
+/// Div is true division for floats and truncating division for integers (TVM's Div); Mod is
+/// TVM's Mod (truncmod): the remainder of truncating division, with the dividend's sign, for
+/// integers and floats (fmod). FloorDiv and FloorMod are for integers. Comparisons and And/Or
+/// yield Bool.
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div, FloorDiv, FloorMod, Min, Max, EQ, NE, LT, LE, GT, GE, And, Or
+  Add, Sub, Mul, Div, FloorDiv, FloorMod, Min, Max, EQ, NE, LT, LE, GT, GE, And, Or, Mod
 };
 std::string_view binary_op_name(BinaryOp op);
 bool is_comparison(BinaryOp op);
@@ -176,12 +178,18 @@ struct CastNode : ExprNode {
 /// Intrinsic calls. IfThenElse(cond, t, f) is TVM's tir.if_then_else; Likely(cond) marks a
 /// condition expected true (bound guards). Erf, Floor, Ceil, Trunc, Round, Rsqrt, Sin, Cos,
 /// Exp2, Log2, Log10 and IsNan are TVM's tir.erf, tir.floor, ...; Round rounds halfway cases
-/// away from zero (tir.round, llvm.round); IsNan is bool.
+/// away from zero (tir.round, llvm.round); IsNan is bool. BitwiseAnd, BitwiseOr, BitwiseXor,
+/// BitwiseNot, ShiftLeft and ShiftRight are TVM's tir.bitwise_and, ..., tir.shift_right, on
+/// integers (the bitwise ones on bools too); ShiftRight is arithmetic for signed types and
+/// logical for unsigned ones.
 enum class CallOp : uint8_t {
   Exp, Log, Sqrt, Tanh, Sigmoid, Fabs, Pow, IfThenElse, Likely, Erf, Floor, Ceil, Trunc, Round, Rsqrt,
-  Sin, Cos, Exp2, Log2, Log10, IsNan
+  Sin, Cos, Exp2, Log2, Log10, IsNan, BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, ShiftLeft,
+  ShiftRight
 };
 std::string_view call_op_name(CallOp op);
+/// The integer intrinsics: BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, ShiftLeft, ShiftRight.
+bool is_integer_call(CallOp op);
 /// Number of arguments the intrinsic takes.
 int call_op_arity(CallOp op);
 
@@ -274,6 +282,7 @@ Expr operator||(Expr a, Expr b);
 Expr operator!(Expr a);
 Expr floordiv(Expr a, Expr b);
 Expr floormod(Expr a, Expr b);
+Expr truncmod(Expr a, Expr b);
 Expr min(Expr a, Expr b);
 Expr max(Expr a, Expr b);
 Expr select(Expr cond, Expr t, Expr f);
@@ -298,6 +307,12 @@ Expr exp2(Expr x);
 Expr log2(Expr x);
 Expr log10(Expr x);
 Expr isnan(Expr x);
+Expr bitwise_and(Expr a, Expr b);
+Expr bitwise_or(Expr a, Expr b);
+Expr bitwise_xor(Expr a, Expr b);
+Expr bitwise_not(Expr a);
+Expr shift_left(Expr a, Expr b);
+Expr shift_right(Expr a, Expr b);
 Expr likely(Expr cond);
 Expr const_of(DType t, double value);
 

@@ -33,31 +33,30 @@ std::optional<int64_t> checked_mul(int64_t a, int64_t b) {
   return r;
 }
 
+int64_t int_min(DType t) {
+  if (t == DType::Bool || is_unsigned(t)) return 0;
+  return t == DType::Int64 ? std::numeric_limits<int64_t>::min()
+                           : -(int64_t{1} << (dtype_bits(t) - 1));
+}
+
+int64_t int_max(DType t) {
+  if (t == DType::Bool) return 1;
+  if (t == DType::Int64) return std::numeric_limits<int64_t>::max();
+  return (int64_t{1} << (dtype_bits(t) - (is_unsigned(t) ? 0 : 1))) - 1;
+}
+
 bool fits(DType t, int64_t v) {
-  switch (t) {
-    case DType::Bool:
-      return v == 0 || v == 1;
-    case DType::Int8:
-      return v >= std::numeric_limits<int8_t>::min() && v <= std::numeric_limits<int8_t>::max();
-    case DType::UInt8:
-      return v >= 0 && v <= std::numeric_limits<uint8_t>::max();
-    case DType::Int32:
-      return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
-    case DType::Int64:
-      return true;
-    case DType::Float32:
-    case DType::Float64:
-      break;
-  }
-  return false;
+  if (is_float(t)) return false;
+  return v >= int_min(t) && v <= int_max(t);
 }
 
 int64_t wrap_int(DType t, int64_t v) {
-  if (t == DType::Int32) return static_cast<int32_t>(static_cast<uint32_t>(u(v)));
-  if (t == DType::Int8) return static_cast<int8_t>(static_cast<uint8_t>(u(v)));
-  if (t == DType::UInt8) return static_cast<uint8_t>(u(v));
   if (t == DType::Bool) return v != 0;
-  return v;
+  if (t == DType::Int64) return v;
+  const int bits = dtype_bits(t);
+  uint64_t low = u(v) & ((uint64_t{1} << bits) - 1);
+  if (!is_unsigned(t) && (low >> (bits - 1)) != 0) low |= ~uint64_t{0} << bits;  // sign-extend
+  return s(low);
 }
 
 int64_t float_to_int(DType t, double v) {
@@ -65,7 +64,7 @@ int64_t float_to_int(DType t, double v) {
   if (!std::isfinite(v)) {
     // x86's "integer indefinite" of the conversion's width (an 8-bit result is the low byte
     // of a 32-bit conversion's, 0).
-    if (t == DType::Int8 || t == DType::UInt8) return 0;
+    if (dtype_bytes(t) < 4 || t == DType::UInt32) return 0;
     return t == DType::Int32 ? std::numeric_limits<int32_t>::min()
                              : std::numeric_limits<int64_t>::min();
   }
@@ -97,13 +96,9 @@ double store_value(DType t, double v) {
       return v;
     case DType::Bool:
       return v != 0 ? 1.0 : 0.0;
-    case DType::Int8:
-    case DType::UInt8:
-    case DType::Int32:
-    case DType::Int64:
+    default:
       return static_cast<double>(float_to_int(t, v));
   }
-  return v;
 }
 
 int64_t floor_div(int64_t a, int64_t b) {
@@ -119,8 +114,11 @@ int64_t floor_mod(int64_t a, int64_t b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+int64_t trunc_mod(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
+
 bool is_division(BinaryOp op) {
-  return op == BinaryOp::Div || op == BinaryOp::FloorDiv || op == BinaryOp::FloorMod;
+  return op == BinaryOp::Div || op == BinaryOp::Mod || op == BinaryOp::FloorDiv ||
+         op == BinaryOp::FloorMod;
 }
 
 namespace {
@@ -164,6 +162,8 @@ double float_binary(BinaryOp op, double x, double y) {
       return x * y;
     case BinaryOp::Div:
       return x / y;
+    case BinaryOp::Mod:
+      return std::fmod(x, y);
     default:
       return by_order(op, x, y, "float");
   }
@@ -180,6 +180,9 @@ int64_t int_binary(BinaryOp op, int64_t x, int64_t y) {
     case BinaryOp::Div:
       MRD_CHECK(y != 0, "integer / by zero");
       return y == -1 ? wrapping_neg(x) : x / y;
+    case BinaryOp::Mod:
+      MRD_CHECK(y != 0, "integer truncmod by zero");
+      return trunc_mod(x, y);
     case BinaryOp::FloorDiv:
       MRD_CHECK(y != 0, "integer floordiv by zero");
       return floor_div(x, y);
@@ -231,11 +234,35 @@ double float_call(CallOp op, double x, double y) {
       return std::log10(x);
     case CallOp::IsNan:
       return std::isnan(x) ? 1.0 : 0.0;
-    case CallOp::IfThenElse:
-    case CallOp::Likely:
+    default:
       break;
   }
   throw InternalError(str_cat("call ", call_op_name(op), " is not a math intrinsic"));
+}
+
+int64_t int_call(CallOp op, DType t, int64_t x, int64_t y) {
+  const int64_t bits = dtype_bits(t);
+  switch (op) {
+    case CallOp::BitwiseAnd:
+      return wrap_int(t, x & y);
+    case CallOp::BitwiseOr:
+      return wrap_int(t, x | y);
+    case CallOp::BitwiseXor:
+      return wrap_int(t, x ^ y);
+    case CallOp::BitwiseNot:
+      return wrap_int(t, ~x);
+    case CallOp::ShiftLeft:
+      if (y < 0 || y >= bits) return 0;
+      return wrap_int(t, s(u(x) << y));
+    case CallOp::ShiftRight:
+      // x holds a value of t: sign-extended when signed, non-negative when unsigned, so an
+      // arithmetic shift of the int64 is the type's own shift.
+      if (y < 0 || y >= bits) return x < 0 ? -1 : 0;
+      return x >> y;
+    default:
+      break;
+  }
+  throw InternalError(str_cat("call ", call_op_name(op), " is not an integer intrinsic"));
 }
 
 BinaryOp combine_op(ReduceOp op) {

@@ -25,16 +25,21 @@ int64_t wrapping_neg(int64_t a);
 std::optional<int64_t> checked_add(int64_t a, int64_t b);
 std::optional<int64_t> checked_mul(int64_t a, int64_t b);
 
+/// The least and greatest values of integer or bool type t.
+int64_t int_min(DType t);
+int64_t int_max(DType t);
+
 /// True when v is representable in integer or bool type t (bool: 0 or 1).
 bool fits(DType t, int64_t v);
 
-/// An integer result wrapped to the width of t: int8 and int32 wrap to their signed range,
-/// uint8 to 0..255, bool is 0 or 1, int64 unchanged.
+/// An integer result wrapped to the width of t: the signed types to their signed range, the
+/// unsigned ones to 0..2^bits-1, bool is 0 or 1, int64 unchanged.
 int64_t wrap_int(DType t, int64_t v);
 
 /// A double converted to integer type t: truncated toward zero and wrapped modulo 2^width of
 /// t (so an int64 value carried in a double keeps its wrap-around meaning); NaN and infinities
-/// become the type's minimum, as x86 converts them. Bool is v != 0.
+/// become what x86's conversion of the type's width gives (the minimum of int32 and int64;
+/// 0 for the narrower types and uint32, the low bits of a wider conversion's). Bool is v != 0.
 int64_t float_to_int(DType t, double v);
 
 /// v rounded to the nearest float32 value; beyond float32's range it becomes an infinity (as
@@ -52,17 +57,26 @@ int64_t floor_div(int64_t a, int64_t b);
 /// a - floor_div(a, b) * b, with the sign of b, as the generated C's mrd_floormod; b != 0.
 int64_t floor_mod(int64_t a, int64_t b);
 
-/// Div, FloorDiv and FloorMod: the operators whose integer form needs a non-zero divisor.
+/// a - trunc(a / b) * b, with the sign of a (C's %); b != 0. INT64_MIN % -1 is 0.
+int64_t trunc_mod(int64_t a, int64_t b);
+
+/// Div, Mod, FloorDiv and FloorMod: the operators whose integer form needs a non-zero divisor.
 bool is_division(BinaryOp op);
 
-/// Add, Sub, Mul, Div, Min, Max and the comparisons (1 or 0) in double. Throws InternalError
-/// for the integer-only operators (FloorDiv, FloorMod, And, Or).
+/// Add, Sub, Mul, Div, Mod (fmod), Min, Max and the comparisons (1 or 0) in double. Throws
+/// InternalError for the integer-only operators (FloorDiv, FloorMod, And, Or).
 double float_binary(BinaryOp op, double x, double y);
 
-/// Wrapping Add, Sub, Mul; truncating Div; FloorDiv, FloorMod, Min, Max and the comparisons
-/// (1 or 0). A division operator needs y != 0 (InternalError otherwise). Throws InternalError
-/// for And and Or, which the caller short-circuits.
+/// Wrapping Add, Sub, Mul; truncating Div and Mod; FloorDiv, FloorMod, Min, Max and the
+/// comparisons (1 or 0). A division operator needs y != 0 (InternalError otherwise). Throws
+/// InternalError for And and Or, which the caller short-circuits.
 int64_t int_binary(BinaryOp op, int64_t x, int64_t y);
+
+/// The integer intrinsics (is_integer_call) on values of type t, wrapped to t. A shift by an
+/// amount outside 0..bits-1 of t, which LLVM leaves undefined (poison) in TVM's build too, is
+/// defined here as the limit of shifting one bit at a time: 0 to the left, the sign to the
+/// right. y is ignored by BitwiseNot.
+int64_t int_call(CallOp op, DType t, int64_t x, int64_t y);
 
 /// The math intrinsics in double: Exp, Log, Sqrt, Tanh, Sigmoid, Fabs, Erf, Floor, Ceil, Trunc,
 /// Round (halfway cases away from zero), Rsqrt (1 / sqrt x), Sin, Cos, Exp2, Log2, Log10, IsNan

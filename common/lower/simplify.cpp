@@ -190,8 +190,21 @@ class ExprSimplifier : public ExprMutator {
     Expr e = ExprMutator::visit_(op, self);
     if (const CallNode* n = e.as<CallNode>()) {
       if (n->op == CallOp::Likely && as_const_int(n->args[0])) return n->args[0];
+      if (is_integer_call(n->op)) return fold_integer_call(*n, e);
     }
     return e;
+  }
+
+  /// A bitwise call or shift of constants is its value, as TVM's operators fold them when the
+  /// expression is built; a shift by an amount outside the type's width stays (LLVM leaves it
+  /// undefined, TVM does not fold it).
+  static Expr fold_integer_call(const CallNode& n, const Expr& e) {
+    const int64_t* x = as_const_int(n.args[0]);
+    const int64_t* y = n.args.size() > 1 ? as_const_int(n.args[1]) : x;
+    if (!x || !y) return e;
+    bool shift = n.op == CallOp::ShiftLeft || n.op == CallOp::ShiftRight;
+    if (shift && (*y < 0 || *y >= dtype_bits(n.dtype))) return e;
+    return IntImmNode::make(n.dtype, int_call(n.op, n.dtype, *x, *y));
   }
 
   Expr visit_(const CastNode* op, const Expr& self) override {

@@ -65,6 +65,9 @@ HostArgs::HostArgs(const dag::ComputeDAG& dag) {
         case ir::DType::Int64: fill_from<int64_t>(p, n, values); break;
         case ir::DType::Int8: fill_from<int8_t>(p, n, values); break;
         case ir::DType::UInt8: fill_from<uint8_t>(p, n, values); break;
+        case ir::DType::Int16: fill_from<int16_t>(p, n, values); break;
+        case ir::DType::UInt16: fill_from<uint16_t>(p, n, values); break;
+        case ir::DType::UInt32: fill_from<uint32_t>(p, n, values); break;
         case ir::DType::Bool: fill_from<uint8_t>(p, n, values); break;
       }
     } else {
@@ -127,6 +130,9 @@ double HostArgs::value(size_t pos, int64_t i) const {
     case ir::DType::Int64: return double(static_cast<const int64_t*>(p)[i]);
     case ir::DType::Int8: return static_cast<const int8_t*>(p)[i];
     case ir::DType::UInt8: return static_cast<const uint8_t*>(p)[i];
+    case ir::DType::Int16: return static_cast<const int16_t*>(p)[i];
+    case ir::DType::UInt16: return static_cast<const uint16_t*>(p)[i];
+    case ir::DType::UInt32: return static_cast<const uint32_t*>(p)[i];
     case ir::DType::Bool: return static_cast<const uint8_t*>(p)[i];
   }
   return 0;
@@ -141,6 +147,9 @@ void HostArgs::perturb(size_t pos, int64_t i, double delta) {
     case ir::DType::Int64: static_cast<int64_t*>(p)[i] += int64_t(delta); break;
     case ir::DType::Int8: static_cast<int8_t*>(p)[i] += static_cast<int8_t>(delta); break;
     case ir::DType::UInt8: static_cast<uint8_t*>(p)[i] += static_cast<uint8_t>(delta); break;
+    case ir::DType::Int16: static_cast<int16_t*>(p)[i] += static_cast<int16_t>(delta); break;
+    case ir::DType::UInt16: static_cast<uint16_t*>(p)[i] += static_cast<uint16_t>(delta); break;
+    case ir::DType::UInt32: static_cast<uint32_t*>(p)[i] += static_cast<uint32_t>(delta); break;
     case ir::DType::Bool: static_cast<uint8_t*>(p)[i] ^= 1; break;
   }
 }

@@ -235,7 +235,22 @@ class Rebuilder {
             break;
           case CallOp::Pow:
             expect(arg(0)->dtype == arg(1)->dtype, "pow operands of different types");
+            expect(is_float(arg(0)->dtype), "pow of a non-float");
+            break;
+          case CallOp::ShiftLeft:
+          case CallOp::ShiftRight:
+            expect(arg(0)->dtype == arg(1)->dtype, str_cat(call_op_name(*op), " operands of different types"));
+            expect(is_int(arg(0)->dtype), str_cat(call_op_name(*op), " of a non-integer"));
+            break;
+          case CallOp::BitwiseAnd:
+          case CallOp::BitwiseOr:
+          case CallOp::BitwiseXor:
+            expect(arg(0)->dtype == arg(1)->dtype, str_cat(call_op_name(*op), " operands of different types"));
             [[fallthrough]];
+          case CallOp::BitwiseNot:
+            expect(is_int(arg(0)->dtype) || arg(0)->dtype == DType::Bool,
+                   str_cat(call_op_name(*op), " of a float"));
+            break;
           default:
             expect(is_float(arg(0)->dtype), str_cat(call_op_name(*op), " of a non-float"));
         }

@@ -10,19 +10,22 @@ using ir::DType;
 using ir::ReduceOp;
 
 // Index = wire code.
-constexpr DType kDTypes[] = {DType::Bool,    DType::Int32, DType::Int64, DType::Float32,
-                             DType::Float64, DType::Int8,  DType::UInt8};
+constexpr DType kDTypes[] = {DType::Bool,    DType::Int32, DType::Int64,  DType::Float32,
+                             DType::Float64, DType::Int8,  DType::UInt8,  DType::Int16,
+                             DType::UInt16,  DType::UInt32};
 constexpr BinaryOp kBinaryOps[] = {
     BinaryOp::Add,      BinaryOp::Sub,      BinaryOp::Mul, BinaryOp::Div,
     BinaryOp::FloorDiv, BinaryOp::FloorMod, BinaryOp::Min, BinaryOp::Max,
     BinaryOp::EQ,       BinaryOp::NE,       BinaryOp::LT,  BinaryOp::LE,
-    BinaryOp::GT,       BinaryOp::GE,       BinaryOp::And, BinaryOp::Or};
+    BinaryOp::GT,       BinaryOp::GE,       BinaryOp::And, BinaryOp::Or,
+    BinaryOp::Mod};
 constexpr CallOp kCallOps[] = {
     CallOp::Exp,    CallOp::Log,        CallOp::Sqrt,   CallOp::Tanh,  CallOp::Sigmoid,
     CallOp::Fabs,   CallOp::Pow,        CallOp::IfThenElse, CallOp::Likely, CallOp::Erf,
     CallOp::Floor,  CallOp::Ceil,       CallOp::Trunc,  CallOp::Round, CallOp::Rsqrt,
     CallOp::Sin,    CallOp::Cos,        CallOp::Exp2,   CallOp::Log2,  CallOp::Log10,
-    CallOp::IsNan};
+    CallOp::IsNan,  CallOp::BitwiseAnd, CallOp::BitwiseOr, CallOp::BitwiseXor, CallOp::BitwiseNot,
+    CallOp::ShiftLeft, CallOp::ShiftRight};
 constexpr ReduceOp kReduceOps[] = {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod};
 constexpr std::string_view kKindNames[kNumNodeKinds] = {
     "placeholder", "compute", "int_imm", "float_imm", "var",         "binary",

@@ -159,7 +159,7 @@ std::vector<HostileCase> malformed_archives() {
   out.push_back({"an expression as a tensor", tiny_with([](DagArchive& a) { a.tensors[1] = 4; }),
                  "Malformed"});
   out.push_back(
-      {"unknown dtype", tiny_with([](DagArchive& a) { a.nodes[0].dtype = 9; }), "Malformed"});
+      {"unknown dtype", tiny_with([](DagArchive& a) { a.nodes[0].dtype = 10; }), "Malformed"});
   Bytes varint;
   varint.header();
   for (int i = 0; i < 11; ++i) varint.u8(0xff);

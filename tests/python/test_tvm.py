@@ -41,10 +41,10 @@ def tvm_only_matmul(n):
     return matmul(n, n, n, "float32")
 
 
-@auto_scheduler.register_workload("tvm_truncmod")
-def tvm_truncmod(n):  # truncated remainder: measurerd's IR has floormod only
+@auto_scheduler.register_workload("tvm_popcount")
+def tvm_popcount(n):  # a call measurerd's IR does not have
     A = te.placeholder((n,), name="A", dtype="int32")
-    return [A, te.compute((n,), lambda i: tvm.tir.truncmod(A[i], 3), name="B")]
+    return [A, te.compute((n,), lambda i: tvm.tir.popcount(A[i]), name="B")]
 
 
 def matmul_task(n=N):
@@ -230,6 +230,30 @@ def test_int8_and_uint8_workloads_go_inline_and_compute_what_the_workload_comput
         assert_sampled_states_compute(runner, tensors, seed=13)
 
 
+def test_integer_workloads_with_truncmod_bitwise_calls_and_shifts_go_inline_and_compute(daemon):
+    """topi's mod (truncmod), bitwise and/or/xor/not and shifts on int16, uint16, int32 and
+    uint32 tensors, and a float truncmod, go inline as themselves, and TVM's sampled states of
+    them compute what the reference interpreter computes."""
+    a = te.placeholder((24, 40), name="a", dtype="int32")
+    b = te.placeholder((24, 40), name="b", dtype="int32")
+    negative = topi.subtract(3, topi.multiply(a, 7))  # -60..-4
+    mixed = topi.add(topi.add(topi.mod(negative, b), topi.bitwise_and(a, b)),
+                     topi.add(topi.bitwise_xor(topi.bitwise_or(a, 8), b), topi.bitwise_not(b)))
+    shifted = topi.add(topi.right_shift(topi.multiply(negative, 100), b), topi.left_shift(a, b))
+    h = te.placeholder((24, 40), name="h", dtype="int16")
+    u = te.placeholder((24, 40), name="u", dtype="uint16")
+    narrow = te.compute((24, 40), lambda i, j: tvm.tir.shift_right(
+        h[i, j] * tvm.tir.const(5000, "int16"), tvm.tir.const(2, "int16")) + u[i, j], name="narrow")
+    w = te.placeholder((24, 40), name="w", dtype="uint32")
+    big = topi.multiply(w, tvm.tir.const(1 << 28, "uint32"))  # past 2^31, without wrapping
+    unsigned = topi.add(topi.right_shift(big, tvm.tir.const(3, "uint32")), topi.mod(big, tvm.tir.const(1000, "uint32")))
+    f = te.placeholder((24, 40), name="f")
+    fmod = topi.mod(topi.multiply(f, -1.7), 2.5)
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
+    for tensors in ([a, b, mixed], [a, b, shifted], [h, u, narrow], [w, unsigned], [f, fmod]):
+        assert_sampled_states_compute(runner, tensors, seed=11)
+
+
 def test_a_product_goes_inline_and_a_reducer_from_another_identity_is_refused(daemon):
     """topi's prod reduces as itself, in TVM's sampled states too; a reducer measurerd would
     start from the wrong value (a sum from 1) is refused, naming it."""
@@ -279,9 +303,9 @@ def test_a_workload_measurerd_cannot_take_is_a_clear_error(daemon):
         no_inline.measure([auto_scheduler.MeasureInput(task, task.compute_dag.get_init_state())])
     assert "matmul" in str(e.value) and '["tvm_only_matmul", 16]' in str(e.value)
 
-    truncmod = auto_scheduler.SearchTask(func="tvm_truncmod", args=(16,), target=TARGET)
-    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tvm_truncmod.*Mod"):
-        measurerd.tvm.Runner(daemon.socket, verbose=0).check_task(truncmod)
+    popcount = auto_scheduler.SearchTask(func="tvm_popcount", args=(16,), target=TARGET)
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tvm_popcount.*popcount"):
+        measurerd.tvm.Runner(daemon.socket, verbose=0).check_task(popcount)
 
     half = te.placeholder((8, 8), name="half", dtype="float16")
     fp16 = inline_task([half, topi.nn.relu(half)])
@@ -290,11 +314,11 @@ def test_a_workload_measurerd_cannot_take_is_a_clear_error(daemon):
 
 
 def test_tuning_a_workload_measurerd_cannot_take_stops_with_that_error(daemon):
-    task = auto_scheduler.SearchTask(func="tvm_truncmod", args=(8,), target=TARGET)
+    task = auto_scheduler.SearchTask(func="tvm_popcount", args=(8,), target=TARGET)
     options = auto_scheduler.TuningOptions(
         num_measure_trials=2, num_measures_per_round=2, builder=measurerd.tvm.Builder(),
         runner=measurerd.tvm.Runner(daemon.socket, verbose=0), verbose=0)
-    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tvm_truncmod"):
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="tvm_popcount"):
         task.tune(options, search_policy=auto_scheduler.EmptyPolicy(task))
 
 

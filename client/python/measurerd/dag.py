@@ -8,13 +8,16 @@ layout-free placeholders (as measurerd's own writer does).
 import struct
 from typing import List, Sequence, Tuple, Union
 
-DTYPES = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4, "int8": 5, "uint8": 6}
+DTYPES = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4, "int8": 5, "uint8": 6,
+          "int16": 7, "uint16": 8, "uint32": 9}
 BINARY_OPS = {"+": 0, "-": 1, "*": 2, "/": 3, "floordiv": 4, "floormod": 5, "min": 6, "max": 7,
-              "==": 8, "!=": 9, "<": 10, "<=": 11, ">": 12, ">=": 13, "&&": 14, "||": 15}
+              "==": 8, "!=": 9, "<": 10, "<=": 11, ">": 12, ">=": 13, "&&": 14, "||": 15,
+              "%": 16}
 CALL_OPS = {"exp": 0, "log": 1, "sqrt": 2, "tanh": 3, "sigmoid": 4, "fabs": 5, "pow": 6,
             "if_then_else": 7, "likely": 8, "erf": 9, "floor": 10, "ceil": 11, "trunc": 12,
             "round": 13, "rsqrt": 14, "sin": 15, "cos": 16, "exp2": 17, "log2": 18, "log10": 19,
-            "isnan": 20}
+            "isnan": 20, "bitwise_and": 21, "bitwise_or": 22, "bitwise_xor": 23,
+            "bitwise_not": 24, "shift_left": 25, "shift_right": 26}
 REDUCE_OPS = {"sum": 0, "max": 1, "min": 2, "prod": 3}
 
 _PLACEHOLDER, _COMPUTE, _INT, _FLOAT, _VAR, _BINARY, _NOT, _SELECT, _CAST, _CALL, _READ, \

@@ -53,6 +53,44 @@ TEST_CASE("int8 and uint8 values wrap to their range and convert as x86 does", "
   CHECK(parse_dtype("uint8") == DType::UInt8);
 }
 
+TEST_CASE("int16, uint16 and uint32 values wrap to their range", "[ir][scalar]") {
+  CHECK(int_min(DType::Int16) == -32768);
+  CHECK(int_max(DType::UInt16) == 65535);
+  CHECK(int_max(DType::UInt32) == 4294967295);
+  CHECK(int_min(DType::UInt32) == 0);
+  CHECK(wrap_int(DType::Int16, 45000) == -20536);
+  CHECK(wrap_int(DType::UInt16, -1) == 65535);
+  CHECK(wrap_int(DType::UInt32, -1) == 4294967295);
+  CHECK(wrap_int(DType::UInt32, int64_t{9} << 31) == int64_t{1} << 31);
+  CHECK(fits(DType::UInt32, 4294967295));
+  CHECK_FALSE(fits(DType::Int16, 32768));
+  CHECK(float_to_int(DType::UInt32, 3e9) == 3000000000);
+  CHECK(float_to_int(DType::Int16, std::nan("")) == 0);
+  CHECK(store_value(DType::UInt16, 70000.0) == 4464.0);
+  CHECK(dtype_bits(DType::UInt16) == 16);
+  CHECK(int_type(32, false) == DType::UInt32);
+  CHECK_THROWS_AS(int_type(64, false), UserError);
+  CHECK(parse_dtype("uint32") == DType::UInt32);
+}
+
+TEST_CASE("bitwise calls and shifts are defined for every value and amount", "[ir][scalar]") {
+  CHECK(int_call(CallOp::BitwiseAnd, DType::Int32, 12, 10) == 8);
+  CHECK(int_call(CallOp::BitwiseOr, DType::Int32, 12, 10) == 14);
+  CHECK(int_call(CallOp::BitwiseXor, DType::Int32, 12, 10) == 6);
+  CHECK(int_call(CallOp::BitwiseNot, DType::UInt8, 5, 0) == 250);
+  CHECK(int_call(CallOp::BitwiseNot, DType::Int16, 5, 0) == -6);
+  CHECK(int_call(CallOp::ShiftLeft, DType::Int8, 100, 1) == -56);       // wraps at 8 bits
+  CHECK(int_call(CallOp::ShiftLeft, DType::Int32, -1, 31) == kMin32);
+  CHECK(int_call(CallOp::ShiftRight, DType::Int32, -100, 3) == -13);    // arithmetic
+  CHECK(int_call(CallOp::ShiftRight, DType::UInt32, 4294967295, 28) == 15);  // logical
+  // Amounts outside the width (LLVM poison): shifting one bit at a time's limit.
+  CHECK(int_call(CallOp::ShiftLeft, DType::Int32, 7, 32) == 0);
+  CHECK(int_call(CallOp::ShiftLeft, DType::Int64, 7, -1) == 0);
+  CHECK(int_call(CallOp::ShiftRight, DType::Int32, -7, 40) == -1);
+  CHECK(int_call(CallOp::ShiftRight, DType::Int64, kMax64, 64) == 0);
+  CHECK_THROWS_AS(int_call(CallOp::Exp, DType::Int32, 1, 1), InternalError);
+}
+
 TEST_CASE("division and modulo at the edges", "[ir][scalar]") {
   CHECK(floor_div(kMin64, -1) == kMin64);
   CHECK(floor_mod(kMin64, -1) == 0);
@@ -64,6 +102,13 @@ TEST_CASE("division and modulo at the edges", "[ir][scalar]") {
   CHECK(int_binary(BinaryOp::Div, kMin64, kMin64) == 1);
   CHECK_THROWS_AS(int_binary(BinaryOp::Div, 1, 0), InternalError);
   CHECK_THROWS_AS(int_binary(BinaryOp::FloorDiv, kMin64, 0), InternalError);
+  // truncmod: the dividend's sign, as C's %.
+  CHECK(int_binary(BinaryOp::Mod, -7, 4) == -3);
+  CHECK(int_binary(BinaryOp::Mod, 7, -4) == 3);
+  CHECK(int_binary(BinaryOp::Mod, kMin64, -1) == 0);
+  CHECK(float_binary(BinaryOp::Mod, -5.5, 2.0) == -1.5);
+  CHECK(is_division(BinaryOp::Mod));
+  CHECK_THROWS_AS(int_binary(BinaryOp::Mod, 1, 0), InternalError);
 }
 
 TEST_CASE("float to integer conversion is defined for every double", "[ir][scalar]") {

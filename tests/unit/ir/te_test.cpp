@@ -45,3 +45,24 @@ TEST_CASE("ill-typed expressions are user errors", "[ir]") {
   CHECK_THROWS_AS(floordiv(A(0), A(1)), mrd::UserError);
   CHECK_THROWS_AS(reduce_axis(3, 3, "k"), mrd::UserError);
 }
+
+TEST_CASE("operands of different types meet as in TVM's BinaryOpMatchTypes", "[ir]") {
+  Tensor u16 = placeholder({4}, "U", DType::UInt16);
+  Tensor i16 = placeholder({4}, "I", DType::Int16);
+  Tensor u32 = placeholder({4}, "V", DType::UInt32);
+  Tensor i8 = placeholder({4}, "J", DType::Int8);
+  Tensor f = placeholder({4}, "F");
+  CHECK((u16(0) + i16(0))->dtype == DType::Int16);   // signed of the larger width
+  CHECK((u32(0) + i16(0))->dtype == DType::Int32);   // neither operand's own type
+  CHECK((u16(0) + u32(0))->dtype == DType::UInt32);  // one signedness: the wider
+  CHECK((i8(0) + i16(0))->dtype == DType::Int16);
+  CHECK((u32(0) + f(0))->dtype == DType::Float32);
+  CHECK(bitwise_and(u16(0), i8(0))->dtype == DType::Int16);
+  CHECK(shift_right(u32(0), 3)->dtype == DType::UInt32);  // the constant takes the type
+  CHECK(truncmod(f(0), 2.5)->dtype == DType::Float32);
+  CHECK_THROWS_AS(shift_left(f(0), 1), mrd::UserError);
+  CHECK_THROWS_AS(bitwise_not(f(0)), mrd::UserError);
+  Tensor M = compute({4}, [&](Var i) { return truncmod(i16(i), 3) + shift_right(i16(i), 1); }, "M", {"i"});
+  // As TVM prints truncmod (and the DAG's workload key hashes the print).
+  CHECK(op_definition(*M.op()) == "M(i) = ((I[i] % 3) + tir.shift_right(I[i], 1))");
+}

@@ -163,6 +163,38 @@ TEST_CASE("llvm backend: floor, ceil, trunc and round are vector intrinsics, erf
   CHECK(text.find("x float> @erff") == std::string::npos);
 }
 
+TEST_CASE("llvm backend: truncmod, bitwise calls and shifts are vector integer instructions, as TVM") {
+  // Inputs from -6 to 6: negative dividends and shifted values, shift amounts 0..6.
+  auto in = BufferNode::make("in", DType::Float32, {16});
+  std::vector<Buffer> outs;
+  for (const char* n : {"o_i32", "o_u32", "o_i16", "o_f32"}) outs.push_back(BufferNode::make(n, DType::Float32, {16}));
+  Var j("j");
+  Expr x = load(in, j);
+  Expr a = cast(DType::Int32, x), s = cast(DType::Int32, fabs(x));
+  Expr i32 = truncmod(a * 7 + 1, 4) + bitwise_and(a, 5) + bitwise_or(a, 2) * 3 + bitwise_xor(a, 9) +
+             bitwise_not(a) * 5 + shift_left(a, s) + shift_right(a * 100, s);
+  auto u32 = [](int64_t v) { return IntImmNode::make(DType::UInt32, v); };
+  Expr u = cast(DType::UInt32, s + 1) * u32(int64_t{1} << 29);  // up to 7 * 2^29: no wrap
+  Expr unsigned_ops = shift_right(u, u32(4)) + truncmod(u, u32(1000)) + max(u, u32(int64_t{3} << 30));
+  auto i16 = [](int64_t v) { return IntImmNode::make(DType::Int16, v); };
+  Expr h = cast(DType::Int16, a) * i16(9000);  // wraps at 16 bits
+  Expr narrow = shift_right(h, i16(3)) + truncmod(h, i16(7));
+  Stmt body = SeqNode::make({store(outs[0], j, cast(DType::Float32, i32)),
+                             store(outs[1], j, cast(DType::Float32, unsigned_ops)),
+                             store(outs[2], j, cast(DType::Float32, narrow)),
+                             store(outs[3], j, truncmod(x * Expr(1.3f), Expr(2.5f)))});
+  std::vector<Buffer> params{in};
+  params.insert(params.end(), outs.begin(), outs.end());
+  std::string text;
+  check_against_evaluator(PrimFunc{params, ForNode::make(j, 0, 16, ForKind::Vectorized, body)}, &text);
+  for (const char* i : {"srem <16 x i32>", "and <16 x i32>", "or <16 x i32>", "xor <16 x i32>", "shl <16 x i32>",
+                        "ashr <16 x i32>", "lshr <16 x i32>", "urem <16 x i32>", "mul nuw <16 x i32>",
+                        "ashr <16 x i16>", "srem <16 x i16>", "frem <16 x float>", "uitofp <16 x i32>"}) {
+    INFO(i);
+    CHECK(text.find(i) != std::string::npos);
+  }
+}
+
 TEST_CASE("llvm backend: sin, cos, exp2, log2 and log10 are vector intrinsics, isnan runs lane by lane, as TVM") {
   // Inputs from -6 to 6: the log of the negative ones is NaN, which isnan tells apart.
   auto in = BufferNode::make("in", DType::Float32, {16});

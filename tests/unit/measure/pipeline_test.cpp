@@ -199,6 +199,60 @@ TEST_CASE("pipeline: sin, cos, exp2, log2, log10 and isnan compute as the interp
   check_on_both_backends({X, Y}, vectorized);
 }
 
+TEST_CASE("pipeline: truncmod, bitwise calls and shifts on int16 and int32 compute as the interpreter says on both backends") {
+  using namespace ir;
+  // The inputs are 1..9; the bodies make negative values, so that truncmod differs from
+  // floormod and an arithmetic right shift from a logical one.
+  Tensor X = placeholder({16, 32}, "X", DType::Int16);
+  Tensor S = placeholder({16, 32}, "S", DType::Int32);
+  Tensor E = compute({16, 32}, [&](Var i, Var j) {
+    Expr x = cast(DType::Int32, X(i, j)), s = S(i, j);
+    Expr negative = x * -7 + 3;  // -60..-4
+    return truncmod(negative, 4) + truncmod(s * 5, 7) + bitwise_and(s, 5) + bitwise_xor(s, j * 3) +
+           bitwise_or(s, i) + bitwise_not(s) + shift_left(s, 3) + shift_right(negative * 100, s);
+  }, "E");
+  Tensor W = compute({16, 32}, [&](Var i, Var j) {
+    Expr x = X(i, j);
+    // 9 * 5000 wraps at 16 bits; the shift and the remainder then see a negative int16.
+    Expr y = x * IntImmNode::make(DType::Int16, 5000);
+    return shift_right(y, IntImmNode::make(DType::Int16, 2)) + truncmod(y, IntImmNode::make(DType::Int16, 9));
+  }, "W");
+  Tensor F = compute({16, 32}, [&](Var i, Var j) {
+    return truncmod(cast(DType::Float32, X(i, j)) * Expr(-1.7f), Expr(2.5f));  // fmod
+  }, "F");
+  // Each output's inner axis vectorized 16 lanes: the calls stay vector operations. Stages:
+  // 0 X, 1 S, 2 E, 3 W, 4 F.
+  const std::string vectorized = R"([["SP", 2, 1, 32, [16], 1], ["AN", 2, 2, 2],
+      ["SP", 3, 1, 32, [16], 1], ["AN", 3, 2, 2], ["SP", 4, 1, 32, [16], 1], ["AN", 4, 2, 2]])";
+  check_on_both_backends({X, S, E, W, F}, vectorized);
+}
+
+TEST_CASE("pipeline: uint16 and uint32 tensors wrap, shift, divide and compare as unsigned on both backends") {
+  using namespace ir;
+  Tensor Y = placeholder({16, 32}, "Y", DType::UInt32);
+  Tensor Z = placeholder({16, 32}, "Z", DType::UInt16);
+  auto u32 = [](int64_t v) { return IntImmNode::make(DType::UInt32, v); };
+  auto u16 = [](int64_t v) { return IntImmNode::make(DType::UInt16, v); };
+  Tensor U = compute({16, 32}, [&](Var i, Var j) {
+    // 2^28 * 1..9 reaches past 2^31 without wrapping (TVM's uint32 arithmetic is nuw): as
+    // int32 those would be negative, and the shift, remainder and max would differ.
+    Expr y = Y(i, j) * u32(int64_t{1} << 28);
+    return max(shift_right(y, u32(3)) + truncmod(y, u32(1000)), y / u32(3)) + bitwise_xor(y, u32(0xff));
+  }, "U");
+  Tensor V = compute({16, 32}, [&](Var i, Var j) {
+    Expr z = Z(i, j) * u16(30000);  // wraps at 16 bits from 3 on
+    return select(z > u16(40000), z - u16(40000), bitwise_not(z)) + shift_left(z, u16(1));
+  }, "V");
+  // uint16 meets int16 in TVM's signed type of the larger width: int16, negative here.
+  Tensor M = compute({16, 32}, [&](Var i, Var j) {
+    return Z(i, j) + cast(DType::Int16, Y(i, j)) * IntImmNode::make(DType::Int16, -3);
+  }, "M");
+  // Stages: 0 Y, 1 U, 2 Z, 3 V, 4 M.
+  const std::string vectorized = R"([["SP", 1, 1, 32, [16], 1], ["AN", 1, 2, 2],
+      ["SP", 3, 1, 32, [16], 1], ["AN", 3, 2, 2], ["SP", 4, 1, 32, [16], 1], ["AN", 4, 2, 2]])";
+  check_on_both_backends({Y, Z, U, V, M}, vectorized);
+}
+
 TEST_CASE("pipeline: an identical candidate is compiled once, a changed flag is a miss") {
   CountingCompiler cc;
   BuildConfig c = config();

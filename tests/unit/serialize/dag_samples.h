@@ -154,4 +154,28 @@ inline std::vector<Tensor> math_calls_dag() {
   return {X, Y};
 }
 
+/// int16, uint16 and uint32 tensors, truncmod on integers and floats, every bitwise call and
+/// both shifts (on bools too, for the bitwise ones).
+inline std::vector<Tensor> integer_calls_dag() {
+  Tensor A = placeholder({8}, "A", DType::Int16);
+  Tensor B = placeholder({8}, "B", DType::UInt16);
+  Tensor C = placeholder({8}, "C", DType::UInt32);
+  Tensor D = compute(
+      {8},
+      [&](Var i) {
+        Expr a = A(i), b = B(i);
+        Expr bits = bitwise_and(a, b) + bitwise_or(a, b) + bitwise_xor(a, b) + bitwise_not(a);
+        return bits + shift_left(a, 2) + shift_right(b, cast(DType::UInt16, i)) + truncmod(a, 3);
+      },
+      "D");
+  Tensor E = compute(
+      {8},
+      [&](Var i) {
+        Expr flag = bitwise_xor(C(i) > IntImmNode::make(DType::UInt32, 4000000000), i < 4);
+        return select(bitwise_not(flag), truncmod(cast(DType::Float32, C(i)), Expr(2.5f)), Expr(0.0f));
+      },
+      "E");
+  return {A, B, C, D, E};
+}
+
 }  // namespace mrd::serialize::testing

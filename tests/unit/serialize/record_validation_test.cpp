@@ -222,7 +222,10 @@ TEST_CASE("other invalid content is Malformed", "[serialize]") {
   CHECK_BOTH_FORMS(a, "Malformed");
   for (auto [t, v] : {std::pair{ir::DType::Int8, int64_t{128}},
                       std::pair{ir::DType::UInt8, int64_t{-1}},
-                      std::pair{ir::DType::UInt8, int64_t{256}}}) {
+                      std::pair{ir::DType::UInt8, int64_t{256}},
+                      std::pair{ir::DType::Int16, int64_t{32768}},
+                      std::pair{ir::DType::UInt16, int64_t{-1}},
+                      std::pair{ir::DType::UInt32, int64_t{1} << 32}}) {
     a.nodes[3].dtype = dtype_code(t);
     a.nodes[3].int_value = v;
     INFO(ir::dtype_name(t) << " immediate " << v);
@@ -232,7 +235,7 @@ TEST_CASE("other invalid content is Malformed", "[serialize]") {
 
 TEST_CASE("unknown dtype and operator codes are Malformed", "[serialize]") {
   DagArchive a = tiny_archive();
-  a.nodes[0].dtype = 9;
+  a.nodes[0].dtype = 10;  // one past uint32, the last dtype
   CHECK_BOTH_FORMS(a, "Malformed");
   a = tiny_archive();
   a.nodes[4].op = 99;

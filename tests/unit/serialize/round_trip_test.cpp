@@ -20,6 +20,7 @@ std::vector<std::pair<const char*, std::vector<ir::Tensor>>> samples() {
           {"mixed dtypes", mixed_dtype_dag()},
           {"int8 and uint8", quantized_dag()},
           {"math calls", math_calls_dag()},
+          {"integer calls", integer_calls_dag()},
           {"dense with a layout-free weight", dense_dag()}};
 }
 

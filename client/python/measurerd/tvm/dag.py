@@ -2,10 +2,11 @@
 registry does not have (a TVM-only function, or one registered from tensors) is sent inline.
 
 Covers what measurerd's IR has: placeholders and single-output compute ops of bool, int8,
-uint8, int32, int64, float32 and float64; arithmetic, comparisons, logic, select, cast, exp,
-log, sqrt, tanh, sigmoid, fabs, pow, erf, floor, ceil, trunc, round, rsqrt, sin, cos, exp2,
-log2, log10, isnan, if_then_else, likely, tensor reads, and sum/prod/max/min reductions (with
-a condition). A compute's ``layout_free_placeholders`` attribute (topi's dense, batch_matmul,
+uint8, int16, uint16, int32, uint32, int64, float32 and float64; arithmetic (truncmod
+included), comparisons, logic, select, cast, exp, log, sqrt, tanh, sigmoid, fabs, pow, erf,
+floor, ceil, trunc, round, rsqrt, sin, cos, exp2, log2, log10, isnan, bitwise and/or/xor/not,
+shifts, if_then_else, likely, tensor reads, and sum/prod/max/min reductions (with a
+condition). A compute's ``layout_free_placeholders`` attribute (topi's dense, batch_matmul,
 matmul) goes along, so that measurerd re-lays those inputs out as TVM's layout rewrite does;
 axis bounds that TVM's simplifier folds to constants (an adaptive pool's) go as those
 constants. Anything else raises UnsupportedExpression naming it.
@@ -26,13 +27,16 @@ class UnsupportedExpression(ValueError):
 _BINARY = [(tir.Add, "+"), (tir.Sub, "-"), (tir.Mul, "*"), (tir.Div, "/"),
            (tir.FloorDiv, "floordiv"), (tir.FloorMod, "floormod"), (tir.Min, "min"),
            (tir.Max, "max"), (tir.EQ, "=="), (tir.NE, "!="), (tir.LT, "<"), (tir.LE, "<="),
-           (tir.GT, ">"), (tir.GE, ">="), (tir.And, "&&"), (tir.Or, "||")]
+           (tir.GT, ">"), (tir.GE, ">="), (tir.And, "&&"), (tir.Or, "||"), (tir.Mod, "%")]
 _CALLS = {"tir.exp": "exp", "tir.log": "log", "tir.sqrt": "sqrt", "tir.tanh": "tanh",
           "tir.sigmoid": "sigmoid", "tir.fabs": "fabs", "tir.pow": "pow",
           "tir.if_then_else": "if_then_else", "tir.likely": "likely", "tir.erf": "erf",
           "tir.floor": "floor", "tir.ceil": "ceil", "tir.trunc": "trunc", "tir.round": "round",
           "tir.rsqrt": "rsqrt", "tir.sin": "sin", "tir.cos": "cos", "tir.exp2": "exp2",
-          "tir.log2": "log2", "tir.log10": "log10", "tir.isnan": "isnan"}
+          "tir.log2": "log2", "tir.log10": "log10", "tir.isnan": "isnan",
+          "tir.bitwise_and": "bitwise_and", "tir.bitwise_or": "bitwise_or",
+          "tir.bitwise_xor": "bitwise_xor", "tir.bitwise_not": "bitwise_not",
+          "tir.shift_left": "shift_left", "tir.shift_right": "shift_right"}
 
 
 def _dtype(d) -> str:
