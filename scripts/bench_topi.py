@@ -154,11 +154,30 @@ def max_pool_uint8():
     return [d, topi.nn.pool2d(d, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max")]
 
 
+def int_bitwise():
+    # A hash-like mix of int32 tensors: shifts, xor, and, or, not and truncmod.
+    a = te.placeholder((512, 512), name="a", dtype="int32")
+    b = te.placeholder((512, 512), name="b", dtype="int32")
+    mixed = topi.bitwise_xor(topi.left_shift(a, 5), topi.right_shift(b, 3))
+    masked = topi.bitwise_or(topi.bitwise_and(mixed, 0xFFFF), topi.bitwise_not(a))
+    return [a, b, topi.add(masked, topi.mod(topi.subtract(b, a), 13))]
+
+
+def requant_uint32():
+    # uint32 and int16 arithmetic as a fixed-point requantize: multiply, shift, remainder.
+    x = te.placeholder((256, 1024), name="x", dtype="uint32")
+    h = te.placeholder((256, 1024), name="h", dtype="int16")
+    scaled = topi.right_shift(topi.multiply(x, tvm.tir.const(3000, "uint32")), tvm.tir.const(4, "uint32"))
+    narrow = topi.cast(topi.right_shift(h, tvm.tir.const(1, "int16")), "int32")
+    return [x, h, topi.add(topi.cast(topi.mod(scaled, tvm.tir.const(65521, "uint32")), "int32"), narrow)]
+
+
 WORKLOADS = {f.__name__: f for f in (conv_bias_relu, conv_dilated, conv1x1_stride2,
                                      conv_transpose, avg_pool, global_pool, dense_sigmoid,
                                      dense_gelu, rms_norm, matmul_tanh_odd, softmax3d,
                                      sum_axis, max_of_exp, batch_norm_relu, dense_int8,
-                                     conv2d_int8, max_pool_uint8)}
+                                     conv2d_int8, max_pool_uint8, int_bitwise,
+                                     requant_uint32)}
 
 
 def search_task(tensors):
