@@ -10,7 +10,6 @@
 #include "common/lower/bind_buffers.h"
 #include "common/lower/common_subexpr_elim.h"
 #include "common/lower/expand_unrolled.h"
-#include "common/lower/hoist_allocations.h"
 #include "common/lower/hoist_guard_bounds.h"
 #include "common/lower/infer_bound.h"
 #include "common/lower/inline_stages.h"
@@ -20,6 +19,7 @@
 #include "common/lower/schedule_ops.h"
 #include "common/lower/simplify.h"
 #include "common/lower/storage_flatten.h"
+#include "common/lower/storage_rewrite.h"
 #include "common/lower/unroll_loop.h"
 #include "common/lower/vectorize_loop.h"
 #include "common/schedule/apply_steps.h"
@@ -89,7 +89,7 @@ ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend) {
   if (!s.defined()) return f;
   if (backend == Backend::LLVM) {
     run_pass("vectorize_loop", s, vectorize_loop);
-    run_pass("hoist_allocations", s, hoist_allocations);
+    run_pass("storage_rewrite", s, storage_rewrite);
     run_pass("expand_unrolled", s, [](const ir::Stmt& x) { return expand_unrolled(x, kMaxUnrolledStoresLLVM); });
     run_pass("simplify", s, [](const ir::Stmt& x) { return simplify(x); });
     run_pass("common_subexpr_elim", s, common_subexpr_elim);
