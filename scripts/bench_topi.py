@@ -172,12 +172,35 @@ def requant_uint32():
     return [x, h, topi.add(topi.cast(topi.mod(scaled, tvm.tir.const(65521, "uint32")), "int32"), narrow)]
 
 
+def conv2d_qnn():
+    """A quantized conv2d as relay's QNN lowers it for TVM's build: int32 accumulation plus a
+    bias, requantized by a fixed-point multiply (tir.q_multiply_shift), the output zero point,
+    clipped to int8."""
+    d = te.placeholder((1, 64, 28, 28), name="data", dtype="int8")
+    w = te.placeholder((64, 64, 3, 3), name="w", dtype="int8")
+    bias = te.placeholder((1, 64, 1, 1), name="bias", dtype="int32")
+    acc = topi.add(topi.nn.conv2d_nchw(d, w, 1, 1, 1, out_dtype="int32"), bias)
+    scaled = topi.fixed_point_multiply(acc, 1395864371, -8)
+    return [d, w, bias, topi.cast(topi.clip(topi.add(scaled, 3), -128, 127), "int8")]
+
+
+def dense_qnn_per_channel():
+    """A quantized dense requantized per output channel (fixed_point_multiply_per_axis: a
+    multiplier and shifts per channel, read from tensors)."""
+    a = te.placeholder((64, 512), name="a", dtype="uint8")
+    w = te.placeholder((256, 512), name="w", dtype="int8")
+    m, lshift, rshift = (te.placeholder((256,), name=n, dtype="int32") for n in ("m", "l", "r"))
+    acc = topi.nn.dense(a, w, out_dtype="int32")
+    scaled = topi.math.fixed_point_multiply_per_axis(acc, m, lshift, rshift, 1, 1, [1])
+    return [a, w, m, lshift, rshift, topi.cast(topi.clip(scaled, -128, 127), "int8")]
+
+
 WORKLOADS = {f.__name__: f for f in (conv_bias_relu, conv_dilated, conv1x1_stride2,
                                      conv_transpose, avg_pool, global_pool, dense_sigmoid,
                                      dense_gelu, rms_norm, matmul_tanh_odd, softmax3d,
                                      sum_axis, max_of_exp, batch_norm_relu, dense_int8,
                                      conv2d_int8, max_pool_uint8, int_bitwise,
-                                     requant_uint32)}
+                                     requant_uint32, conv2d_qnn, dense_qnn_per_channel)}
 
 
 def search_task(tensors):

@@ -254,6 +254,35 @@ def test_integer_workloads_with_truncmod_bitwise_calls_and_shifts_go_inline_and_
         assert_sampled_states_compute(runner, tensors, seed=11)
 
 
+def test_qnn_requantize_goes_inline_as_the_arithmetic_of_tvms_own_lowering_rule(daemon):
+    """QNN's requantize as relay lowers it for TVM's build: a fixed-point multiply by a constant
+    (topi.fixed_point_multiply, tir.q_multiply_shift; its power-of-two form too) and per output
+    channel (fixed_point_multiply_per_axis) go inline as the int64 arithmetic TVM's own
+    legalization rule makes of them, and TVM's sampled states of requantized int8 dense layers
+    compute what the reference interpreter computes. One TVM cannot lower (a multiplier that is
+    not a constant) is refused, naming the call."""
+    x = te.placeholder((16, 64), name="x", dtype="uint8")
+    w = te.placeholder((32, 64), name="w", dtype="int8")
+    acc = topi.nn.dense(x, w, out_dtype="int32")
+
+    def to_int8(t):
+        return topi.cast(topi.clip(topi.add(t, 3), -128, 127), "int8")
+    per_tensor = to_int8(topi.fixed_point_multiply(acc, 1395864371, -6))
+    power_of_two = to_int8(topi.add(topi.fixed_point_multiply(acc, 1 << 30, -4),
+                                    topi.fixed_point_multiply(acc, 1 << 30, 3)))
+    m, lshift, rshift = (te.placeholder((32,), name=n, dtype="int32") for n in ("m", "l", "r"))
+    per_channel = to_int8(topi.math.fixed_point_multiply_per_axis(acc, m, lshift, rshift, 1, 1, [1]))
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
+    for tensors in ([x, w, per_tensor], [x, w, power_of_two], [x, w, m, lshift, rshift, per_channel]):
+        assert_sampled_states_compute(runner, tensors, seed=19)
+
+    j = te.reduce_axis((0, 32), name="j")
+    variable = te.compute((16,), lambda i: te.sum(tvm.tir.q_multiply_shift(
+        acc[i, j], m[j], tvm.tir.const(31, "int32"), tvm.tir.const(-2, "int32")), axis=j), name="variable")
+    with pytest.raises(measurerd.tvm.UnsupportedWorkload, match="q_multiply_shift.*lowering rule"):
+        runner.check_task(inline_task([x, w, m, variable]))
+
+
 def test_a_product_goes_inline_and_a_reducer_from_another_identity_is_refused(daemon):
     """topi's prod reduces as itself, in TVM's sampled states too; a reducer measurerd would
     start from the wrong value (a sum from 1) is refused, naming it."""

@@ -6,7 +6,9 @@ uint8, int16, uint16, int32, uint32, int64, float32 and float64; arithmetic (tru
 included), comparisons, logic, select, cast, exp, log, sqrt, tanh, sigmoid, fabs, pow, erf,
 floor, ceil, trunc, round, rsqrt, sin, cos, exp2, log2, log10, isnan, bitwise and/or/xor/not,
 shifts, if_then_else, likely, tensor reads, and sum/prod/max/min reductions (with a
-condition). A compute's ``layout_free_placeholders`` attribute (topi's dense, batch_matmul,
+condition). QNN's fixed-point multiply (``tir.q_multiply_shift`` and its per-axis form, what
+TVM's requantize becomes) goes as the integer arithmetic TVM's own legalization rule expands it
+to when it builds for a CPU. A compute's ``layout_free_placeholders`` attribute (topi's dense, batch_matmul,
 matmul) goes along, so that measurerd re-lays those inputs out as TVM's layout rewrite does;
 axis bounds that TVM's simplifier folds to constants (an adaptive pool's) go as those
 constants. Anything else raises UnsupportedExpression naming it.
@@ -37,6 +39,10 @@ _CALLS = {"tir.exp": "exp", "tir.log": "log", "tir.sqrt": "sqrt", "tir.tanh": "t
           "tir.bitwise_and": "bitwise_and", "tir.bitwise_or": "bitwise_or",
           "tir.bitwise_xor": "bitwise_xor", "tir.bitwise_not": "bitwise_not",
           "tir.shift_left": "shift_left", "tir.shift_right": "shift_right"}
+# Calls TVM's build replaces by integer arithmetic before code generation (LowerIntrin applies
+# the op's "default.FLegalize" rule on every target): they go as that arithmetic, from TVM's
+# own rule, so that they mean exactly what TVM's build computes.
+_LEGALIZED = ("tir.q_multiply_shift", "tir.q_multiply_shift_per_axis")
 
 
 def _dtype(d) -> str:
@@ -110,6 +116,8 @@ class _Translator:
         if isinstance(e, tir.Cast):
             return w.cast(dtype, self.expr(e.value))
         if isinstance(e, tir.Call):
+            if isinstance(e.op, tvm.ir.Op) and str(e.op.name) in _LEGALIZED:
+                return self.expr(_legalized(e))
             name = _CALLS.get(str(e.op.name)) if isinstance(e.op, tvm.ir.Op) else None
             if name is None:
                 raise UnsupportedExpression("call %s" % e.op)
@@ -159,6 +167,19 @@ def _reducer_op(combiner, dtype):
     if not isinstance(given, (tir.IntImm, tir.FloatImm)) or given.value != identity:
         return None
     return op
+
+
+def _legalized(call):
+    """`call` as TVM's build rewrites it before code generation (its "default.FLegalize"
+    rule). TVM's rule for q_multiply_shift needs a constant multiplier and shift; where TVM's
+    build would fail, so does this, naming the call."""
+    rule = call.op.get_attr("default.FLegalize")
+    try:
+        return rule(call)
+    except tvm.TVMError as err:
+        reason = str(err).strip().splitlines()[-1] if str(err).strip() else "no reason given"
+        raise UnsupportedExpression("call %s: TVM's own lowering rule for it refuses it, so TVM's "
+                                    "build would fail too (%s)" % (call, reason)) from None
 
 
 def _layout_free_placeholders(op):
