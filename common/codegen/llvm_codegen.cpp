@@ -633,14 +633,42 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     return r && r->lo >= 0;
   }
 
+  /// Whether TVM's build emits the right operand of `op` first. Its visitors of Add, Sub, Mul,
+  /// the ordering comparisons, And and Or (and of the bitwise calls, and Select's operands) make
+  /// both values as arguments of one call, which TVM's x86-64 build (GCC) evaluates right to
+  /// left; Div, Mod, Min, Max, EQ and NE make a, then b, in two statements. The order of the
+  /// loads it gives decides some of LLVM's loop-vectorization choices (an int8 conv2d state whose
+  /// accumulation loop TVM's build leaves scalar, 2.6x slower than vectorized), so it is kept.
+  static bool right_operand_first(BinaryOp op) {
+    switch (op) {
+      case BinaryOp::Add: case BinaryOp::Sub: case BinaryOp::Mul: case BinaryOp::LT:
+      case BinaryOp::LE: case BinaryOp::GT: case BinaryOp::GE: case BinaryOp::And:
+      case BinaryOp::Or:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /// The operands of `op`, emitted in the order TVM's build emits them.
+  std::pair<llvm::Value*, llvm::Value*> operands(const BinaryNode* op) {
+    if (right_operand_first(op->op)) {
+      llvm::Value* b = visit(op->b);
+      return {visit(op->a), b};
+    }
+    llvm::Value* a = visit(op->a);
+    return {a, visit(op->b)};
+  }
+
   llvm::Value* visit_(const BinaryNode* op, const Expr& self) override {
     DType t = op->a->dtype;
-    if (op->op == BinaryOp::And) return b_.CreateAnd(visit(op->a), visit(op->b));
-    if (op->op == BinaryOp::Or) return b_.CreateOr(visit(op->a), visit(op->b));
+    if (op->op == BinaryOp::And || op->op == BinaryOp::Or) {
+      auto [a, b] = operands(op);
+      return op->op == BinaryOp::And ? b_.CreateAnd(a, b) : b_.CreateOr(a, b);
+    }
     if (is_float(t)) return float_binary(op);
     if (op->op == BinaryOp::FloorDiv || op->op == BinaryOp::FloorMod) return floor_div_mod(op);
-    llvm::Value* a = visit(op->a);
-    llvm::Value* b = visit(op->b);
+    auto [a, b] = operands(op);
     // As TVM's CreateAdd & co.: nsw for signed integers of 32 bits and more, nuw for unsigned
     // ones, wrapping arithmetic below 32 bits.
     const bool wraps = t == DType::Bool || dtype_bytes(t) < 4;
@@ -674,8 +702,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       if (mb && mb->op == BinaryOp::Mul) return fmuladd(mb->a, mb->b, op->a);
       if (ma && ma->op == BinaryOp::Mul) return fmuladd(ma->a, ma->b, op->b);
     }
-    llvm::Value* a = visit(op->a);
-    llvm::Value* b = visit(op->b);
+    auto [a, b] = operands(op);
     switch (op->op) {
       case BinaryOp::Add: return b_.CreateFAdd(a, b);
       case BinaryOp::Sub: return b_.CreateFSub(a, b);
@@ -737,7 +764,10 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   /// A select evaluates both sides unless one reads memory (the IR's select may guard a read).
   llvm::Value* visit_(const SelectNode* op, const Expr& self) override {
     if (self->lanes == 1 && (has_load(op->t) || has_load(op->f))) return lazy_select(op->cond, op->t, op->f);
-    return b_.CreateSelect(visit(op->cond), visit(op->t), visit(op->f));
+    // TVM's CreateSelect(MakeValue(cond), MakeValue(t), MakeValue(f)): right to left, as above.
+    llvm::Value* f = visit(op->f);
+    llvm::Value* t = visit(op->t);
+    return b_.CreateSelect(visit(op->cond), t, f);
   }
 
   llvm::Value* lazy_select(const Expr& cond, const Expr& t, const Expr& f) {
@@ -786,12 +816,20 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   }
   llvm::Value* fconst(llvm::Type* t, double v) { return llvm::ConstantFP::get(t, v); }
 
+  static bool is_bitwise_binary(CallOp op) {
+    return op == CallOp::BitwiseAnd || op == CallOp::BitwiseOr || op == CallOp::BitwiseXor ||
+           op == CallOp::ShiftLeft || op == CallOp::ShiftRight;
+  }
+
   llvm::Value* visit_(const CallNode* op, const Expr& self) override {
     switch (op->op) {
       case CallOp::IfThenElse: return lazy_select(op->args[0], op->args[1], op->args[2]);
       case CallOp::Likely: return visit(op->args[0]);
       default: break;
     }
+    // The bitwise calls and shifts: TVM's CreateAnd(MakeValue(args[0]), MakeValue(args[1])) & co.,
+    // the second argument first (right_operand_first).
+    llvm::Value* y = is_bitwise_binary(op->op) ? visit(op->args[1]) : nullptr;
     llvm::Value* x = visit(op->args[0]);
     llvm::Type* t = x->getType();
     switch (op->op) {
@@ -817,13 +855,13 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       case CallOp::Log10: return unary_intrinsic(llvm::Intrinsic::log10, x);
       case CallOp::IsNan: return b_.CreateFCmpUNO(x, x);  // TVM's isnan: unordered with itself
       case CallOp::BitwiseNot: return b_.CreateNot(x);
-      case CallOp::BitwiseAnd: return b_.CreateAnd(x, visit(op->args[1]));
-      case CallOp::BitwiseOr: return b_.CreateOr(x, visit(op->args[1]));
-      case CallOp::BitwiseXor: return b_.CreateXor(x, visit(op->args[1]));
-      case CallOp::ShiftLeft: return b_.CreateShl(x, visit(op->args[1]));
+      case CallOp::BitwiseAnd: return b_.CreateAnd(x, y);
+      case CallOp::BitwiseOr: return b_.CreateOr(x, y);
+      case CallOp::BitwiseXor: return b_.CreateXor(x, y);
+      case CallOp::ShiftLeft: return b_.CreateShl(x, y);
       case CallOp::ShiftRight:
         // As TVM's codegen: arithmetic for signed types, logical for unsigned ones.
-        return is_unsigned(op->dtype) ? b_.CreateLShr(x, visit(op->args[1])) : b_.CreateAShr(x, visit(op->args[1]));
+        return is_unsigned(op->dtype) ? b_.CreateLShr(x, y) : b_.CreateAShr(x, y);
       case CallOp::Erf: {
         // TVM's llvm rule: the C library's erff / erf (vectorize_loop scalarizes a loop of it).
         MRD_CHECK(!t->isVectorTy(), "emit_llvm: a vector erf reached code generation");

@@ -19,7 +19,8 @@ enum class Backend { LLVM, C };
 ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps);
 
 /// The backend's tail of passes over a lowered function. LLVM, as TVM builds `llvm`:
-/// vectorize_loop, expand_unrolled (every unrolled loop), simplify. C: expand_unrolled up to
+/// vectorize_loop, storage_rewrite, expand_unrolled (every unrolled loop), simplify,
+/// common_subexpr_elim, swap_broadcast_cast. C: expand_unrolled up to
 /// kMaxUnrolledStoresC stores, lift_guards, hoist_guard_bounds (vectorized loops stay loops:
 /// the C printer plans them itself).
 ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend);

@@ -195,6 +195,67 @@ TEST_CASE("llvm backend: truncmod, bitwise calls and shifts are vector integer i
   }
 }
 
+TEST_CASE("llvm backend: operands are emitted in TVM's order, the right one first for + - * < <= > >= and bitwise calls") {
+  // TVM's CodeGenLLVM makes both operands of Add, Sub, Mul, the ordering comparisons and the
+  // bitwise calls as arguments of one call, which its x86-64 build (GCC) evaluates right to
+  // left, and those of Div, Min, Max, EQ and NE one statement after the other. The order of the
+  // loads decides some of LLVM's loop-vectorization choices, so ours is TVM's.
+  std::vector<Buffer> in;
+  for (const char* n : {"a", "b", "c"}) in.push_back(BufferNode::make(n, DType::Float32, {8}));
+  auto out = BufferNode::make("o", DType::Float32, {8});
+  Var j("j");
+  auto value = [&](int b) { return cast(DType::Int32, load(in[b], j)); };
+  struct Case {
+    const char* what;
+    Expr e;
+    std::vector<int> loads;  // the buffers read, in the order TVM's build reads them
+  };
+  std::vector<Case> cases = {
+      {"a + b * c", value(0) + value(1) * value(2), {2, 1, 0}},
+      {"a - b", value(0) - value(1), {1, 0}},
+      {"a < b", cast(DType::Int32, value(0) < value(1)), {1, 0}},
+      {"bitwise_xor(a, b)", bitwise_xor(value(0), value(1)), {1, 0}},
+      {"min(a, b)", min(value(0), value(1)), {0, 1}},
+      {"a == b", cast(DType::Int32, value(0) == value(1)), {0, 1}},
+      {"select(a > b, c, a + 1), reading memory: a branch on the condition",
+       select(value(0) > value(1), value(2), value(0) + 1), {1, 0, 2, 0}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    std::string text;
+    PrimFunc f{{in[0], in[1], in[2], out},
+               ForNode::make(j, 0, 8, ForKind::Serial, store(out, j, cast(DType::Float32, c.e)))};
+    check_against_evaluator(f, &text);
+    // The buffers read, in the order of the text: the compute function's parameters %0, %1,
+    // %2 are a, b and c (%3, the output, is only written).
+    std::vector<int> read;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      for (int b = 0; b < 3; ++b) {
+        if (line.find("getelementptr inbounds float, float* %" + std::to_string(b) + ",") != std::string::npos) read.push_back(b);
+      }
+    }
+    CHECK(read == c.loads);
+  }
+}
+
+TEST_CASE("llvm backend: a broadcast 8-bit factor of a multiply-add widens after the broadcast, as TVM's LowerIntrin") {
+  // acc + int32(uint8 a[0]) * int32(int8 b[j]) over a vectorized j: the invariant factor is
+  // broadcast as a byte and widened as a vector (zext <16 x i8>), the product first.
+  auto a = BufferNode::make("a", DType::Float32, {16});
+  auto b = BufferNode::make("b", DType::Float32, {16});
+  auto c = BufferNode::make("c", DType::Float32, {16});
+  auto o = BufferNode::make("o", DType::Float32, {16});
+  Var j("j");
+  Expr factor = cast(DType::Int32, cast(DType::UInt8, fabs(load(a, Expr(0)))));
+  Expr sum = cast(DType::Int32, load(c, j)) + factor * cast(DType::Int32, cast(DType::Int8, load(b, j)));
+  std::string text;
+  check_against_evaluator(
+      PrimFunc{{a, b, c, o}, ForNode::make(j, 0, 16, ForKind::Vectorized, store(o, j, cast(DType::Float32, sum)))}, &text);
+  CHECK(text.find("zext <16 x i8>") != std::string::npos);
+  CHECK(text.find("insertelement <16 x i32>") == std::string::npos);
+}
+
 TEST_CASE("llvm backend: sin, cos, exp2, log2 and log10 are vector intrinsics, isnan runs lane by lane, as TVM") {
   // Inputs from -6 to 6: the log of the negative ones is NaN, which isnan tells apart.
   auto in = BufferNode::make("in", DType::Float32, {16});
