@@ -816,11 +816,6 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   }
   llvm::Value* fconst(llvm::Type* t, double v) { return llvm::ConstantFP::get(t, v); }
 
-  static bool is_bitwise_binary(CallOp op) {
-    return op == CallOp::BitwiseAnd || op == CallOp::BitwiseOr || op == CallOp::BitwiseXor ||
-           op == CallOp::ShiftLeft || op == CallOp::ShiftRight;
-  }
-
   llvm::Value* visit_(const CallNode* op, const Expr& self) override {
     switch (op->op) {
       case CallOp::IfThenElse: return lazy_select(op->args[0], op->args[1], op->args[2]);
@@ -829,7 +824,8 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     }
     // The bitwise calls and shifts: TVM's CreateAnd(MakeValue(args[0]), MakeValue(args[1])) & co.,
     // the second argument first (right_operand_first).
-    llvm::Value* y = is_bitwise_binary(op->op) ? visit(op->args[1]) : nullptr;
+    const bool bitwise_binary = is_integer_call(op->op) && call_op_arity(op->op) == 2;
+    llvm::Value* y = bitwise_binary ? visit(op->args[1]) : nullptr;
     llvm::Value* x = visit(op->args[0]);
     llvm::Type* t = x->getType();
     switch (op->op) {

@@ -7,15 +7,15 @@
 
 #include "common/interp/primfunc_eval.h"
 #include "common/ir/printer.h"
+#include "tests/unit/codegen/primfunc_builders.h"
 
 using namespace mrd;
 using namespace mrd::ir;
+using mrd::test::load;
 
 namespace {
 
 constexpr int kLanes = 4;
-
-Expr load(const Buffer& b, Expr index) { return BufferLoadNode::make(b, {std::move(index)}); }
 
 /// out[0:4] = value, with a = in[0] and v = in[0:4] as the value's operands.
 struct Kernel {

@@ -177,7 +177,8 @@ def _legalized(call):
     try:
         return rule(call)
     except tvm.TVMError as err:
-        reason = str(err).strip().splitlines()[-1] if str(err).strip() else "no reason given"
+        lines = str(err).strip().splitlines()
+        reason = lines[-1] if lines else "no reason given"
         raise UnsupportedExpression("call %s: TVM's own lowering rule for it refuses it, so TVM's "
                                     "build would fail too (%s)" % (call, reason)) from None
 
