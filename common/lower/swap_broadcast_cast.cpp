@@ -9,11 +9,14 @@ using namespace ir;
 
 namespace {
 
-/// TVM's should_swap: the cast doubles the width, or widens one integer type to another.
+/// An integer type or bool: TVM's is_int() || is_uint(), bool being TVM's uint1.
+bool integer_like(DType t) { return is_int(t) || t == DType::Bool; }
+
+/// TVM's should_swap: the cast doubles the width, or widens one integer-like type to another.
 bool widens(const CastNode* cast) {
   DType to = cast->dtype, from = cast->value->dtype;
   if (dtype_bits(to) == 2 * dtype_bits(from)) return true;
-  if (!is_int(to) || !is_int(from)) return false;
+  if (!integer_like(to) || !integer_like(from)) return false;
   return dtype_bits(to) > dtype_bits(from);
 }
 

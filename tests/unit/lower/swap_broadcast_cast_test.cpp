@@ -54,6 +54,18 @@ TEST_CASE("swap_broadcast_cast: an int8 factor broadcast after its widening goes
   }
 }
 
+TEST_CASE("swap_broadcast_cast: a bool factor widens after the broadcast too, bool being TVM's uint1",
+          "[lower][swap_broadcast_cast]") {
+  Kernel k;
+  Expr acc = k.v(DType::Int32);
+  Expr positive = k.a(DType::Float32) > Expr(0.0f);
+  Stmt before = k.store(acc + bcast(CastNode::make(DType::Int32, positive)) * acc);
+  Stmt after = lower::swap_broadcast_cast(before);
+  Expr want = CastNode::make(DType::Int32, bcast(positive)) * acc + acc;
+  CHECK(to_string(after) == to_string(k.store(want)));
+  CHECK(k.run(after) == k.run(before));
+}
+
 TEST_CASE("swap_broadcast_cast: a narrowing, non-widening or unbroadcast factor leaves the sum alone",
           "[lower][swap_broadcast_cast]") {
   Kernel k;

@@ -256,6 +256,19 @@ TEST_CASE("llvm backend: a broadcast 8-bit factor of a multiply-add widens after
   CHECK(text.find("insertelement <16 x i32>") == std::string::npos);
 }
 
+TEST_CASE("llvm backend: a broadcast bool factor of a multiply-add widens after the broadcast, as TVM's LowerIntrin") {
+  auto a = BufferNode::make("a", DType::Float32, {16});
+  auto c = BufferNode::make("c", DType::Float32, {16});
+  auto o = BufferNode::make("o", DType::Float32, {16});
+  Var j("j");
+  Expr positive = cast(DType::Int32, load(a, Expr(3)) > Expr(0.0f));
+  Expr sum = cast(DType::Int32, load(c, j)) + positive * cast(DType::Int32, load(a, j));
+  std::string text;
+  check_against_evaluator(
+      PrimFunc{{a, c, o}, ForNode::make(j, 0, 16, ForKind::Vectorized, store(o, j, cast(DType::Float32, sum)))}, &text);
+  CHECK(text.find("zext <16 x i1>") != std::string::npos);
+}
+
 TEST_CASE("llvm backend: sin, cos, exp2, log2 and log10 are vector intrinsics, isnan runs lane by lane, as TVM") {
   // Inputs from -6 to 6: the log of the negative ones is NaN, which isnan tells apart.
   auto in = BufferNode::make("in", DType::Float32, {16});
