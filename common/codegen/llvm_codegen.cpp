@@ -31,14 +31,6 @@ using namespace ir;
 
 namespace {
 
-bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-
-int log2_exact(int64_t v) {
-  int n = 0;
-  while ((int64_t{1} << n) < v) ++n;
-  return n;
-}
-
 
 class LlvmEmitter : public ExprFunctor<llvm::Value*> {
  public:
@@ -244,15 +236,11 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
         const VarNode* v = op->var.as<VarNode>();
         vars_[v] = visit(op->value);
         // What the variable holds stays known, as TVM's codegen binds it in its analyzer:
-        // its range (for divisions) and its value (for the alignment of an access).
+        // its value (for the alignment of an access).
         let_values_[v] = ir::substitute(op->value, let_values_);
-        if (op->value->lanes == 1 && is_int(op->value->dtype)) {
-          if (auto r = lower::const_bound(op->value, ranges_)) ranges_[v] = *r;
-        }
         in_region([&] { emit(op->body); });
         vars_.erase(v);
         let_values_.erase(v);
-        ranges_.erase(v);
         return;
       }
     }
@@ -284,9 +272,6 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
 
   void emit_for(const ForNode* op) {
     const VarNode* v = op->var.as<VarNode>();
-    const int64_t* mn = as_const_int(op->min);
-    const int64_t* ext = as_const_int(op->extent);
-    if (mn && ext) ranges_[v] = lower::ConstRange{*mn, *mn + std::max<int64_t>(*ext, 1) - 1};
     if (op->for_kind == ForKind::Parallel) {
       emit_parallel(op);
     } else {
@@ -294,7 +279,6 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       llvm::Value* end = b_.CreateNSWAdd(begin, visit(op->extent));
       emit_loop(v, begin, end, [&] { emit(op->body); });
     }
-    ranges_.erase(v);
   }
 
   /// The body becomes a closure run by every thread of an OpenMP team; thread t of n takes
@@ -627,12 +611,6 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     return b_.CreateVectorSplat(self->lanes, visit(op->value));
   }
 
-  /// The non-negativity of an integer expression, from the enclosing constant loop ranges.
-  bool provably_non_negative(const Expr& e) {
-    auto r = lower::const_bound(e, ranges_);
-    return r && r->lo >= 0;
-  }
-
   /// Whether TVM's build emits the right operand of `op` first. Its visitors of Add, Sub, Mul,
   /// the ordering comparisons, And and Or (and of the bitwise calls, and Select's operands) make
   /// both values as arguments of one call, which TVM's x86-64 build (GCC) evaluates right to
@@ -667,7 +645,8 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
       return op->op == BinaryOp::And ? b_.CreateAnd(a, b) : b_.CreateOr(a, b);
     }
     if (is_float(t)) return float_binary(op);
-    if (op->op == BinaryOp::FloorDiv || op->op == BinaryOp::FloorMod) return floor_div_mod(op);
+    MRD_CHECK(op->op != BinaryOp::FloorDiv && op->op != BinaryOp::FloorMod,
+              "floordiv/floormod reached the LLVM printer (lower_floor_div_mod lowers them in the LLVM tail)");
     auto [a, b] = operands(op);
     // As TVM's CreateAdd & co.: nsw for signed integers of 32 bits and more, nuw for unsigned
     // ones, wrapping arithmetic below 32 bits.
@@ -727,36 +706,6 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     llvm::Value* y = visit(b);
     llvm::Value* z = visit(c);
     return b_.CreateCall(intrinsic(llvm::Intrinsic::fmuladd, x->getType()), {x, y, z});
-  }
-
-  /// floordiv/floormod: shift and mask by a power of two, truncating division for a
-  /// non-negative dividend and a positive constant divisor, else the general form.
-  llvm::Value* floor_div_mod(const BinaryNode* op) {
-    bool div = op->op == BinaryOp::FloorDiv;
-    const int64_t* c = as_const_int(op->b);
-    if (!c) {
-      if (const BroadcastNode* bc = op->b.as<BroadcastNode>()) c = as_const_int(bc->value);
-    }
-    llvm::Value* a = visit(op->a);
-    llvm::Value* b = visit(op->b);
-    llvm::Type* t = a->getType();
-    // Unsigned values: floor and truncation agree.
-    if (is_unsigned(op->a->dtype)) return div ? b_.CreateUDiv(a, b) : b_.CreateURem(a, b);
-    if (c && is_power_of_two(*c)) {
-      int shift = log2_exact(*c);
-      if (div) return b_.CreateAShr(a, llvm::ConstantInt::get(t, shift));
-      return b_.CreateAnd(a, llvm::ConstantInt::get(t, *c - 1));
-    }
-    if (c && *c > 0 && provably_non_negative(op->a)) return div ? b_.CreateSDiv(a, b) : b_.CreateSRem(a, b);
-    // q = a / b, r = a % b (truncating); floor: when r != 0 and its sign differs from b's,
-    // q - 1 and r + b.
-    llvm::Value* q = b_.CreateSDiv(a, b);
-    llvm::Value* r = b_.CreateSRem(a, b);
-    llvm::Value* zero = llvm::Constant::getNullValue(t);
-    llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                                       b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
-    if (div) return b_.CreateSelect(adjust, b_.CreateSub(q, llvm::ConstantInt::get(t, 1)), q);
-    return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
   }
 
   llvm::Value* visit_(const NotNode* op, const Expr&) override { return b_.CreateNot(visit(op->a)); }
@@ -905,7 +854,6 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
   FunctionState fn_;
   std::unordered_map<const VarNode*, llvm::Value*> vars_;
   std::unordered_map<const BufferNode*, llvm::Value*> buffers_;
-  lower::VarRanges ranges_;
   ir::VarMap let_values_;  // the value of each let variable in scope, in loop variables
   std::vector<CseScope> cse_;
   lower::StructuralHasher hash_;  // the CSE tables' keys

@@ -30,9 +30,45 @@ std::optional<ConstRange> make_range(DType t, __int128 lo, __int128 hi) {
   return ConstRange{*l, *h};
 }
 
-}  // namespace
+std::optional<ConstRange> bound_of(const Expr& e, const VarRanges& ranges, bool every_lane);
 
-std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) {
+/// The lane-wise cases of lane_bound: vectors, truncating division and remainder by a
+/// positive constant, and the shift and mask that lowered floor divisions become.
+std::optional<ConstRange> lane_case(const Expr& e, const VarRanges& ranges) {
+  if (const auto* r = e.as<RampNode>()) {
+    // base + i * stride for i in [0, lanes): the union of the first and the last lane.
+    auto first = bound_of(r->base, ranges, true);
+    auto stride = bound_of(r->stride, ranges, true);
+    if (!first || !stride) return std::nullopt;
+    const __int128 n = e->lanes - 1;
+    __int128 c[4] = {first->lo, first->hi, first->lo + n * stride->lo, first->hi + n * stride->hi};
+    return make_range(r->dtype, *std::min_element(c, c + 4), *std::max_element(c, c + 4));
+  }
+  if (const auto* b = e.as<BroadcastNode>()) return bound_of(b->value, ranges, true);
+  if (const auto* b = e.as<BinaryNode>(); b && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod)) {
+    auto x = bound_of(b->a, ranges, true), y = bound_of(b->b, ranges, true);
+    if (!x || !y || y->lo != y->hi || y->lo <= 0 || !is_int(b->dtype)) return std::nullopt;
+    const int64_t c = y->lo;
+    if (b->op == BinaryOp::Div) return ConstRange{x->lo / c, x->hi / c};  // monotonic for c > 0
+    if (x->lo >= 0) return x->hi < c ? *x : ConstRange{0, c - 1};
+    return ConstRange{std::max(x->lo, -(c - 1)), std::min(std::max<int64_t>(x->hi, 0), c - 1)};
+  }
+  if (const auto* call = e.as<CallNode>(); call && call->args.size() == 2) {
+    auto x = bound_of(call->args[0], ranges, true), y = bound_of(call->args[1], ranges, true);
+    if (!x || !y || y->lo != y->hi || !is_int(call->dtype) || is_unsigned(call->dtype)) return std::nullopt;
+    const int64_t k = y->lo;
+    if (call->op == CallOp::ShiftRight && k >= 0 && k < 63) return ConstRange{x->lo >> k, x->hi >> k};
+    if (call->op == CallOp::BitwiseAnd && k >= 0) {
+      return x->lo >= 0 ? ConstRange{0, std::min(x->hi, k)} : ConstRange{0, k};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ConstRange> bound_of(const Expr& e, const VarRanges& ranges, bool every_lane) {
+  if (every_lane) {
+    if (auto r = lane_case(e, ranges)) return r;
+  }
   switch (e->kind) {
     case ExprKind::IntImm: {
       int64_t v = e.as<IntImmNode>()->value;
@@ -46,13 +82,13 @@ std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) {
     case ExprKind::Cast: {
       const CastNode* c = e.as<CastNode>();
       if (!is_int(c->dtype) || !is_int(c->value->dtype)) return std::nullopt;
-      auto r = const_bound(c->value, ranges);
+      auto r = bound_of(c->value, ranges, every_lane);
       if (!r) return std::nullopt;
       return make_range(c->dtype, r->lo, r->hi);
     }
     case ExprKind::Select: {
       const SelectNode* s = e.as<SelectNode>();
-      auto a = const_bound(s->t, ranges), b = const_bound(s->f, ranges);
+      auto a = bound_of(s->t, ranges, every_lane), b = bound_of(s->f, ranges, every_lane);
       if (!a || !b) return std::nullopt;
       return ConstRange{std::min(a->lo, b->lo), std::max(a->hi, b->hi)};
     }
@@ -63,8 +99,8 @@ std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) {
   }
   const BinaryNode* b = e.as<BinaryNode>();
   if (!is_int(b->dtype)) return std::nullopt;
-  auto x = const_bound(b->a, ranges);
-  auto y = const_bound(b->b, ranges);
+  auto x = bound_of(b->a, ranges, every_lane);
+  auto y = bound_of(b->b, ranges, every_lane);
   if (!x || !y) return std::nullopt;
   __int128 xl = x->lo, xh = x->hi, yl = y->lo, yh = y->hi;
   DType t = b->dtype;
@@ -96,6 +132,12 @@ std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) {
       return std::nullopt;
   }
 }
+
+}  // namespace
+
+std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) { return bound_of(e, ranges, false); }
+
+std::optional<ConstRange> lane_bound(const Expr& e, const VarRanges& ranges) { return bound_of(e, ranges, true); }
 
 ConstEnds const_ends(const Expr& e) {
   if (const auto* i = e.as<IntImmNode>()) return ConstEnds{i->value, i->value};

@@ -24,6 +24,11 @@ using VarRanges = std::unordered_map<const ir::VarNode*, ConstRange>;
 /// range (or an unsupported node) is involved.
 std::optional<ConstRange> const_bound(const ir::Expr& e, const VarRanges& ranges);
 
+/// The constant range over every lane of a scalar or vector integer expression, as TVM's
+/// ConstIntBound sees it: const_bound, and also ramps and broadcasts, truncating division and
+/// remainder by a positive constant, and an arithmetic shift or mask by a constant.
+std::optional<ConstRange> lane_bound(const ir::Expr& e, const VarRanges& ranges);
+
 /// Constant ends that hold whatever values the variables take, each end on its own: nullopt
 /// where it depends on a variable (min(x, 4) <= 4 and max(x, 0) >= 0 for any x). Sums and
 /// differences need both ends of both operands, so that nothing here can wrap.

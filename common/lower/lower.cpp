@@ -20,6 +20,7 @@
 #include "common/lower/simplify.h"
 #include "common/lower/storage_flatten.h"
 #include "common/lower/storage_rewrite.h"
+#include "common/lower/lower_floor_div_mod.h"
 #include "common/lower/swap_broadcast_cast.h"
 #include "common/lower/unroll_loop.h"
 #include "common/lower/vectorize_loop.h"
@@ -94,6 +95,7 @@ ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend) {
     run_pass("expand_unrolled", s, [](const ir::Stmt& x) { return expand_unrolled(x, kMaxUnrolledStoresLLVM); });
     run_pass("simplify", s, [](const ir::Stmt& x) { return simplify(x); });
     run_pass("common_subexpr_elim", s, common_subexpr_elim);
+    run_pass("lower_floor_div_mod", s, lower_floor_div_mod);
     run_pass("swap_broadcast_cast", s, swap_broadcast_cast);
   } else {
     run_pass("expand_unrolled", s, [](const ir::Stmt& x) { return expand_unrolled(x, kMaxUnrolledStoresC); });
