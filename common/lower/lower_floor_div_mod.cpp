@@ -67,7 +67,9 @@ class Lowerer : public ExprMutator {
   }
 
  private:
+  /// TVM's CanProveGreaterEqual(e, 0): an unsigned value, or a range that says so.
   bool non_negative(const Expr& e) const {
+    if (is_unsigned(e->dtype)) return true;
     auto r = lane_bound(e, ranges_);
     return r && r->lo >= 0;
   }
@@ -114,7 +116,7 @@ class Lowerer : public ExprMutator {
       const Expr rmod = bin(BinaryOp::Mod, a, b);
       return SelectNode::make(remainder_agrees(b, rmod), rdiv, bin(BinaryOp::Sub, rdiv, constant_like(rdiv, 1)));
     }
-    if (is_unsigned(a->dtype) || non_negative(a) || non_negative(original)) return rdiv;
+    if (non_negative(a) || non_negative(original)) return rdiv;
     if (std::optional<Expr> c = offset(a, b)) {
       return bin(BinaryOp::Sub, bin(BinaryOp::Div, offset_numerator(a, b, *c), b), *c);
     }
@@ -134,7 +136,7 @@ class Lowerer : public ExprMutator {
     if (!non_negative(b)) {
       return SelectNode::make(remainder_agrees(b, rmod), rmod, bin(BinaryOp::Add, rmod, b));
     }
-    if (is_unsigned(a->dtype) || non_negative(a)) return rmod;
+    if (non_negative(a)) return rmod;
     if (std::optional<Expr> c = offset(a, b)) return bin(BinaryOp::Mod, offset_numerator(a, b, *c), b);
     if (scalar_index(a)) {
       return bin(BinaryOp::Add, rmod, bitwise_and(b, shift_right(rmod, constant_like(rmod, dtype_bits(a->dtype) - 1))));

@@ -31,3 +31,29 @@ TEST_CASE("const_ends keeps each end that holds for any value of the variables",
   CHECK(m.lo == 1);
   CHECK(m.hi == 4);
 }
+
+TEST_CASE("lane_bound bounds every lane of a vector, and truncating divisions, shifts and masks",
+          "[lower][arith]") {
+  Var i("i"), x("x");
+  lower::VarRanges r{{i.as<VarNode>(), {0, 10}}};
+  auto bound = [&](const Expr& e) { return lower::lane_bound(e, r); };
+  auto is = [](std::optional<lower::ConstRange> b, int64_t lo, int64_t hi) { return b && b->lo == lo && b->hi == hi; };
+  // Lanes i*4 - 7 + k for k < 4, and a broadcast of i.
+  Expr ramp = RampNode::make(i * 4 - Expr(7), Expr(1), 4);
+  CHECK(is(bound(ramp), -7, 36));
+  CHECK(is(bound(ramp + BroadcastNode::make(i, 4)), -7, 46));
+  CHECK(is(bound(RampNode::make(Expr(20), Expr(-3), 4)), 11, 20));
+  CHECK_FALSE(lower::const_bound(ramp, r));  // const_bound stays scalar
+  // Truncation toward zero, remainders with the dividend's sign.
+  CHECK(is(bound(BinaryNode::make(BinaryOp::Div, i - Expr(5), Expr(3))), -1, 1));
+  CHECK(is(bound(BinaryNode::make(BinaryOp::Mod, i - Expr(5), Expr(3))), -2, 2));
+  CHECK(is(bound(BinaryNode::make(BinaryOp::Mod, i, Expr(4))), 0, 3));
+  CHECK(is(bound(BinaryNode::make(BinaryOp::Mod, i, Expr(20))), 0, 10));
+  CHECK(is(bound(shift_right(i - Expr(5), Expr(2))), -2, 1));
+  CHECK(is(bound(bitwise_and(i - Expr(5), Expr(3))), 0, 3));
+  // Nothing for what depends on a variable without a range, or a divisor that is not a
+  // positive constant.
+  CHECK_FALSE(bound(BinaryNode::make(BinaryOp::Div, x, Expr(3))));
+  CHECK_FALSE(bound(BinaryNode::make(BinaryOp::Div, i, i)));
+  CHECK_FALSE(bound(BinaryNode::make(BinaryOp::Mod, i, Expr(-3))));
+}

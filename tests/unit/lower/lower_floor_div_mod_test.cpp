@@ -72,6 +72,10 @@ TEST_CASE("lower_floor_div_mod: a dividend the loop ranges prove non-negative di
   Expr lanes = RampNode::make(k.i * 4, Expr(1), kLanes);
   check(k, floordiv(lanes, bcast(3)), div(lanes, bcast(3)));
   check(k, floormod(lanes, bcast(8)), mod(lanes, bcast(8)));
+  // Unsigned values are never negative, whatever their range.
+  Expr u = CastNode::make(DType::UInt32, load(k.in, Expr(4))), w = CastNode::make(DType::UInt32, load(k.in, Expr(6)));
+  check(k, floordiv(u, w), div(u, w));
+  check(k, floormod(u, w), mod(u, w));
 }
 
 TEST_CASE("lower_floor_div_mod: a dividend with a known negative least value is offset to stay non-negative",
