@@ -45,6 +45,27 @@ std::optional<ConstRange> lane_case(const Expr& e, const VarRanges& ranges) {
     return make_range(r->dtype, *std::min_element(c, c + 4), *std::max_element(c, c + 4));
   }
   if (const auto* b = e.as<BroadcastNode>()) return bound_of(b->value, ranges, true);
+  if (const auto* c = e.as<CastNode>(); c && is_int(c->dtype) && is_int(c->value->dtype)) {
+    // Whatever the value, a widening integer cast stays within the source type's range.
+    auto inner = bound_of(c->value, ranges, true);
+    if (inner) return make_range(c->dtype, inner->lo, inner->hi);
+    const DType from = c->value->dtype;
+    const int bits = dtype_bits(from);
+    if (bits >= 64 || dtype_bits(c->dtype) < bits || (is_unsigned(from) && dtype_bits(c->dtype) == bits)) return std::nullopt;
+    if (is_unsigned(from)) return make_range(c->dtype, 0, (__int128{1} << bits) - 1);
+    return make_range(c->dtype, -(__int128{1} << (bits - 1)), (__int128{1} << (bits - 1)) - 1);
+  }
+  if (const auto* b = e.as<BinaryNode>(); b && b->op == BinaryOp::FloorMod && is_int(b->dtype)) {
+    // By a positive constant: [0, c - 1] whatever the dividend.
+    auto y = bound_of(b->b, ranges, true);
+    if (y && y->lo == y->hi && y->lo > 0) {
+      auto x = bound_of(b->a, ranges, true);
+      if (x && floor_div(x->lo, y->lo) == floor_div(x->hi, y->lo)) {
+        return ConstRange{floor_mod(x->lo, y->lo), floor_mod(x->hi, y->lo)};
+      }
+      return ConstRange{0, y->lo - 1};
+    }
+  }
   if (const auto* b = e.as<BinaryNode>(); b && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod)) {
     auto x = bound_of(b->a, ranges, true), y = bound_of(b->b, ranges, true);
     if (!x || !y || y->lo != y->hi || y->lo <= 0 || !is_int(b->dtype)) return std::nullopt;
@@ -55,12 +76,13 @@ std::optional<ConstRange> lane_case(const Expr& e, const VarRanges& ranges) {
   }
   if (const auto* call = e.as<CallNode>(); call && call->args.size() == 2) {
     auto x = bound_of(call->args[0], ranges, true), y = bound_of(call->args[1], ranges, true);
-    if (!x || !y || y->lo != y->hi || !is_int(call->dtype) || is_unsigned(call->dtype)) return std::nullopt;
+    if (!y || y->lo != y->hi || !is_int(call->dtype) || is_unsigned(call->dtype)) return std::nullopt;
     const int64_t k = y->lo;
-    if (call->op == CallOp::ShiftRight && k >= 0 && k < 63) return ConstRange{x->lo >> k, x->hi >> k};
+    // A mask by k >= 0 is in [0, k] whatever the value.
     if (call->op == CallOp::BitwiseAnd && k >= 0) {
-      return x->lo >= 0 ? ConstRange{0, std::min(x->hi, k)} : ConstRange{0, k};
+      return x && x->lo >= 0 ? ConstRange{0, std::min(x->hi, k)} : ConstRange{0, k};
     }
+    if (x && call->op == CallOp::ShiftRight && k >= 0 && k < 63) return ConstRange{x->lo >> k, x->hi >> k};
   }
   return std::nullopt;
 }

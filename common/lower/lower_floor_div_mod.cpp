@@ -79,8 +79,10 @@ class Lowerer : public ExprMutator {
     auto r = lane_bound(a, ranges_);
     if (!r || r->lo >= 0 || r->lo <= -max_value(a->dtype)) return std::nullopt;
     if (std::optional<int64_t> d = constant_value(b)) {
+      if (*d <= 0) return std::nullopt;  // a zero divisor is the program's error, not ours
       const __int128 c = (static_cast<__int128>(*d) - 1 - r->lo) / *d;
-      if (c > max_value(a->dtype) || static_cast<__int128>(*d) * c > max_value(a->dtype)) return std::nullopt;
+      // a + b*c must not wrap (TVM does not check; a narrow type would give wrong values).
+      if (static_cast<__int128>(r->hi) + static_cast<__int128>(*d) * c > max_value(a->dtype)) return std::nullopt;
       return constant_like(a, static_cast<int64_t>(c));
     }
     return bin(BinaryOp::Div, bin(BinaryOp::Sub, bin(BinaryOp::Sub, b, constant_like(b, 1)), constant_like(b, r->lo)), b);
@@ -179,7 +181,8 @@ class StmtLowerer : public StmtMutator {
 
   Stmt visit_(const LetNode* op, const Stmt& self) override {
     const VarNode* v = op->var.as<VarNode>();
-    if (op->value->lanes == 1 && is_int(op->value->dtype)) {
+    // A vector let (common_subexpr_elim makes them) too: its range covers every lane.
+    if (is_int(op->value->dtype)) {
       if (auto r = lane_bound(op->value, ranges_)) ranges_[v] = *r;
     }
     Stmt out = StmtMutator::visit_(op, self);

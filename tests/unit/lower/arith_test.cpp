@@ -51,6 +51,15 @@ TEST_CASE("lane_bound bounds every lane of a vector, and truncating divisions, s
   CHECK(is(bound(BinaryNode::make(BinaryOp::Mod, i, Expr(20))), 0, 10));
   CHECK(is(bound(shift_right(i - Expr(5), Expr(2))), -2, 1));
   CHECK(is(bound(bitwise_and(i - Expr(5), Expr(3))), 0, 3));
+  // What holds whatever an unknown value is: a mask, a floormod by a positive constant, and a
+  // widening cast from a narrower integer type (its type's range).
+  CHECK(is(bound(bitwise_and(x, Expr(7))), 0, 7));
+  CHECK(is(bound(floormod(x, Expr(5))), 0, 4));
+  Expr byte = cast(DType::Int8, x);
+  CHECK(is(bound(cast(DType::Int32, byte)), -128, 127));
+  CHECK(is(bound(cast(DType::Int32, cast(DType::UInt8, x))), 0, 255));
+  CHECK_FALSE(bound(cast(DType::Int32, cast(DType::UInt32, x))));  // uint32 does not fit int32
+  CHECK_FALSE(bound(cast(DType::Int8, x)));                        // narrowing: may wrap
   // Nothing for what depends on a variable without a range, or a divisor that is not a
   // positive constant.
   CHECK_FALSE(bound(BinaryNode::make(BinaryOp::Div, x, Expr(3))));

@@ -128,3 +128,31 @@ TEST_CASE("lower_floor_div_mod: nested divisions are lowered inside out", "[lowe
   Expr inner = shift_right(k.i - 5, Expr(2));
   check(k, floordiv(floordiv(k.i - 5, 4), 3), div(inner + Expr(3), Expr(3)) - Expr(1));
 }
+
+TEST_CASE("lower_floor_div_mod: the offset form is refused where a + b*c would wrap, and a zero divisor is left to the program",
+          "[lower][lower_floor_div_mod]") {
+  Kernel k;
+  // int8 values in [-100, 100]: c = 34 would need 100 + 102, past int8's 127.
+  Expr a = CastNode::make(DType::Int8, k.i * 20 - Expr(100));
+  Expr three = IntImmNode::make(DType::Int8, 3);
+  Expr rdiv = div(a, three), rmod = mod(a, three);
+  check(k, floordiv(a, three), SelectNode::make(rmod >= IntImmNode::make(DType::Int8, 0), rdiv,
+                                                rdiv - IntImmNode::make(DType::Int8, 1)));
+  CHECK_NOTHROW(lower::lower_floor_div_mod(k.loop(floordiv(k.i - 5, Expr(0)))));
+}
+
+TEST_CASE("lower_floor_div_mod: a vector let's range covers every lane", "[lower][lower_floor_div_mod]") {
+  Kernel k;
+  Var v("v", DType::Int32, kLanes);
+  Expr lanes = RampNode::make(k.i * 4 - Expr(7), Expr(1), kLanes);
+  auto body = [&](const Expr& value) {
+    Stmt st = mrd::test::store(k.out, RampNode::make(k.i * kLanes, Expr(1), kLanes), CastNode::make(DType::Float32, value));
+    return ForNode::make(k.i, 0, kTrips, ForKind::Serial, LetNode::make(v, lanes, st));
+  };
+  Stmt s = body(floordiv(v, bcast(5)));
+  Stmt after = lower::lower_floor_div_mod(s);
+  INFO(to_string(after));
+  // v >= -7 in every lane: c = 2, and v + 10 is divided.
+  CHECK(to_string(after) == to_string(body(div(v + bcast(10), bcast(5)) - bcast(2))));
+  CHECK(k.run(after) == k.run(s));
+}
