@@ -32,65 +32,41 @@ std::optional<ConstRange> make_range(DType t, __int128 lo, __int128 hi) {
 
 std::optional<ConstRange> bound_of(const Expr& e, const VarRanges& ranges, bool every_lane);
 
-/// The lane-wise cases of lane_bound: vectors, truncating division and remainder by a
-/// positive constant, and the shift and mask that lowered floor divisions become.
-std::optional<ConstRange> lane_case(const Expr& e, const VarRanges& ranges) {
-  if (const auto* r = e.as<RampNode>()) {
-    // base + i * stride for i in [0, lanes): the union of the first and the last lane.
-    auto first = bound_of(r->base, ranges, true);
-    auto stride = bound_of(r->stride, ranges, true);
-    if (!first || !stride) return std::nullopt;
-    const __int128 n = e->lanes - 1;
-    __int128 c[4] = {first->lo, first->hi, first->lo + n * stride->lo, first->hi + n * stride->hi};
-    return make_range(r->dtype, *std::min_element(c, c + 4), *std::max_element(c, c + 4));
+/// lane_bound of a ramp: base + i * stride for i in [0, lanes), the union of the first and the
+/// last lane.
+std::optional<ConstRange> ramp_bound(const RampNode* r, const VarRanges& ranges) {
+  auto first = bound_of(r->base, ranges, true);
+  auto stride = bound_of(r->stride, ranges, true);
+  if (!first || !stride) return std::nullopt;
+  const __int128 n = r->lanes - 1;
+  __int128 c[4] = {first->lo, first->hi, first->lo + n * stride->lo, first->hi + n * stride->hi};
+  return make_range(r->dtype, *std::min_element(c, c + 4), *std::max_element(c, c + 4));
+}
+
+/// lane_bound of the shift and the mask that lowered floor divisions become.
+std::optional<ConstRange> call_bound(const CallNode* call, const VarRanges& ranges) {
+  if (call->args.size() != 2) return std::nullopt;
+  auto x = bound_of(call->args[0], ranges, true), y = bound_of(call->args[1], ranges, true);
+  if (!y || y->lo != y->hi || !is_int(call->dtype) || is_unsigned(call->dtype)) return std::nullopt;
+  const int64_t k = y->lo;
+  // A mask by k >= 0 is in [0, k] whatever the value.
+  if (call->op == CallOp::BitwiseAnd && k >= 0) {
+    return x && x->lo >= 0 ? ConstRange{0, std::min(x->hi, k)} : ConstRange{0, k};
   }
-  if (const auto* b = e.as<BroadcastNode>()) return bound_of(b->value, ranges, true);
-  if (const auto* c = e.as<CastNode>(); c && is_int(c->dtype) && is_int(c->value->dtype)) {
-    // Whatever the value, a widening integer cast stays within the source type's range.
-    auto inner = bound_of(c->value, ranges, true);
-    if (inner) return make_range(c->dtype, inner->lo, inner->hi);
-    const DType from = c->value->dtype;
-    const int bits = dtype_bits(from);
-    if (bits >= 64 || dtype_bits(c->dtype) < bits || (is_unsigned(from) && dtype_bits(c->dtype) == bits)) return std::nullopt;
-    if (is_unsigned(from)) return make_range(c->dtype, 0, (__int128{1} << bits) - 1);
-    return make_range(c->dtype, -(__int128{1} << (bits - 1)), (__int128{1} << (bits - 1)) - 1);
-  }
-  if (const auto* b = e.as<BinaryNode>(); b && b->op == BinaryOp::FloorMod && is_int(b->dtype)) {
-    // By a positive constant: [0, c - 1] whatever the dividend.
-    auto y = bound_of(b->b, ranges, true);
-    if (y && y->lo == y->hi && y->lo > 0) {
-      auto x = bound_of(b->a, ranges, true);
-      if (x && floor_div(x->lo, y->lo) == floor_div(x->hi, y->lo)) {
-        return ConstRange{floor_mod(x->lo, y->lo), floor_mod(x->hi, y->lo)};
-      }
-      return ConstRange{0, y->lo - 1};
-    }
-  }
-  if (const auto* b = e.as<BinaryNode>(); b && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod)) {
-    auto x = bound_of(b->a, ranges, true), y = bound_of(b->b, ranges, true);
-    if (!x || !y || y->lo != y->hi || y->lo <= 0 || !is_int(b->dtype)) return std::nullopt;
-    const int64_t c = y->lo;
-    if (b->op == BinaryOp::Div) return ConstRange{x->lo / c, x->hi / c};  // monotonic for c > 0
-    if (x->lo >= 0) return x->hi < c ? *x : ConstRange{0, c - 1};
-    return ConstRange{std::max(x->lo, -(c - 1)), std::min(std::max<int64_t>(x->hi, 0), c - 1)};
-  }
-  if (const auto* call = e.as<CallNode>(); call && call->args.size() == 2) {
-    auto x = bound_of(call->args[0], ranges, true), y = bound_of(call->args[1], ranges, true);
-    if (!y || y->lo != y->hi || !is_int(call->dtype) || is_unsigned(call->dtype)) return std::nullopt;
-    const int64_t k = y->lo;
-    // A mask by k >= 0 is in [0, k] whatever the value.
-    if (call->op == CallOp::BitwiseAnd && k >= 0) {
-      return x && x->lo >= 0 ? ConstRange{0, std::min(x->hi, k)} : ConstRange{0, k};
-    }
-    if (x && call->op == CallOp::ShiftRight && k >= 0 && k < 63) return ConstRange{x->lo >> k, x->hi >> k};
-  }
+  if (x && call->op == CallOp::ShiftRight && k >= 0 && k < 63) return ConstRange{x->lo >> k, x->hi >> k};
   return std::nullopt;
 }
 
+/// lane_bound of a truncating division or remainder of x by c > 0.
+ConstRange trunc_div_mod_bound(BinaryOp op, ConstRange x, int64_t c) {
+  if (op == BinaryOp::Div) return ConstRange{x.lo / c, x.hi / c};  // monotonic for c > 0
+  if (x.lo >= 0) return x.hi < c ? x : ConstRange{0, c - 1};
+  return ConstRange{std::max(x.lo, -(c - 1)), std::min(std::max<int64_t>(x.hi, 0), c - 1)};
+}
+
+/// const_bound, and with every_lane the cases of lane_bound: vectors, truncating division and
+/// remainder, shift and mask, and what holds whatever a value is.
 std::optional<ConstRange> bound_of(const Expr& e, const VarRanges& ranges, bool every_lane) {
-  if (every_lane) {
-    if (auto r = lane_case(e, ranges)) return r;
-  }
   switch (e->kind) {
     case ExprKind::IntImm: {
       int64_t v = e.as<IntImmNode>()->value;
@@ -104,9 +80,11 @@ std::optional<ConstRange> bound_of(const Expr& e, const VarRanges& ranges, bool 
     case ExprKind::Cast: {
       const CastNode* c = e.as<CastNode>();
       if (!is_int(c->dtype) || !is_int(c->value->dtype)) return std::nullopt;
-      auto r = bound_of(c->value, ranges, every_lane);
-      if (!r) return std::nullopt;
-      return make_range(c->dtype, r->lo, r->hi);
+      if (auto r = bound_of(c->value, ranges, every_lane)) return make_range(c->dtype, r->lo, r->hi);
+      // Whatever the value, a widening integer cast stays within the source type's range.
+      const DType from = c->value->dtype;
+      if (!every_lane || dtype_bits(from) >= 64) return std::nullopt;
+      return make_range(c->dtype, int_min(from), int_max(from));
     }
     case ExprKind::Select: {
       const SelectNode* s = e.as<SelectNode>();
@@ -114,6 +92,12 @@ std::optional<ConstRange> bound_of(const Expr& e, const VarRanges& ranges, bool 
       if (!a || !b) return std::nullopt;
       return ConstRange{std::min(a->lo, b->lo), std::max(a->hi, b->hi)};
     }
+    case ExprKind::Ramp:
+      return every_lane ? ramp_bound(e.as<RampNode>(), ranges) : std::nullopt;
+    case ExprKind::Broadcast:
+      return every_lane ? bound_of(e.as<BroadcastNode>()->value, ranges, true) : std::nullopt;
+    case ExprKind::Call:
+      return every_lane ? call_bound(e.as<CallNode>(), ranges) : std::nullopt;
     case ExprKind::Binary:
       break;
     default:
@@ -123,6 +107,9 @@ std::optional<ConstRange> bound_of(const Expr& e, const VarRanges& ranges, bool 
   if (!is_int(b->dtype)) return std::nullopt;
   auto x = bound_of(b->a, ranges, every_lane);
   auto y = bound_of(b->b, ranges, every_lane);
+  const bool positive_constant = y && y->lo == y->hi && y->lo > 0;
+  // Whatever the dividend, a floormod by a positive constant c is in [0, c - 1].
+  if (every_lane && !x && positive_constant && b->op == BinaryOp::FloorMod) return ConstRange{0, y->lo - 1};
   if (!x || !y) return std::nullopt;
   __int128 xl = x->lo, xh = x->hi, yl = y->lo, yh = y->hi;
   DType t = b->dtype;
@@ -150,6 +137,10 @@ std::optional<ConstRange> bound_of(const Expr& e, const VarRanges& ranges, bool 
       return ConstRange{std::min(x->lo, y->lo), std::min(x->hi, y->hi)};
     case BinaryOp::Max:
       return ConstRange{std::max(x->lo, y->lo), std::max(x->hi, y->hi)};
+    case BinaryOp::Div:
+    case BinaryOp::Mod:
+      if (!every_lane || !positive_constant) return std::nullopt;
+      return trunc_div_mod_bound(b->op, *x, y->lo);
     default:
       return std::nullopt;
   }

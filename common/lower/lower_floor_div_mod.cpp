@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "common/ir/expr_functor.h"
+#include "common/ir/scalar_semantics.h"
 #include "common/ir/stmt_functor.h"
 #include "common/lower/arith.h"
 #include "common/lower/simplify.h"
@@ -43,11 +44,6 @@ std::optional<int> power_of_two(const Expr& e) {
 /// A scalar int32 or int64: TVM's `dtype == Int(32) || dtype == Int(64)`, which no vector meets.
 bool scalar_index(const Expr& e) { return e->lanes == 1 && is_index(e->dtype); }
 
-int64_t max_value(DType t) {
-  const int bits = dtype_bits(t);
-  return bits >= 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
-}
-
 class Lowerer : public ExprMutator {
  public:
   explicit Lowerer(const VarRanges& ranges) : ranges_(ranges) {}
@@ -77,12 +73,12 @@ class Lowerer : public ExprMutator {
   /// The c of TVM's offset form when a's least value m < 0 is known: truncdiv(b - 1 - m, b).
   std::optional<Expr> offset(const Expr& a, const Expr& b) const {
     auto r = lane_bound(a, ranges_);
-    if (!r || r->lo >= 0 || r->lo <= -max_value(a->dtype)) return std::nullopt;
+    if (!r || r->lo >= 0 || r->lo <= -int_max(a->dtype)) return std::nullopt;
     if (std::optional<int64_t> d = constant_value(b)) {
       if (*d <= 0) return std::nullopt;  // a zero divisor is the program's error, not ours
       const __int128 c = (static_cast<__int128>(*d) - 1 - r->lo) / *d;
       // a + b*c must not wrap (TVM does not check; a narrow type would give wrong values).
-      if (static_cast<__int128>(r->hi) + static_cast<__int128>(*d) * c > max_value(a->dtype)) return std::nullopt;
+      if (static_cast<__int128>(r->hi) + static_cast<__int128>(*d) * c > int_max(a->dtype)) return std::nullopt;
       return constant_like(a, static_cast<int64_t>(c));
     }
     return bin(BinaryOp::Div, bin(BinaryOp::Sub, bin(BinaryOp::Sub, b, constant_like(b, 1)), constant_like(b, r->lo)), b);
@@ -115,14 +111,14 @@ class Lowerer : public ExprMutator {
     if (std::optional<int> k = power_of_two(b)) return shift_right(a, constant_like(a, *k));
     const Expr rdiv = bin(BinaryOp::Div, a, b);
     if (!non_negative(b)) {
-      const Expr rmod = bin(BinaryOp::Mod, a, b);
+      const Expr rmod = truncmod(a, b);
       return SelectNode::make(remainder_agrees(b, rmod), rdiv, bin(BinaryOp::Sub, rdiv, constant_like(rdiv, 1)));
     }
     if (non_negative(a) || non_negative(original)) return rdiv;
     if (std::optional<Expr> c = offset(a, b)) {
       return bin(BinaryOp::Sub, bin(BinaryOp::Div, offset_numerator(a, b, *c), b), *c);
     }
-    const Expr rmod = bin(BinaryOp::Mod, a, b);
+    const Expr rmod = truncmod(a, b);
     if (scalar_index(a)) {
       return bin(BinaryOp::Add, rdiv, shift_right(rmod, constant_like(rmod, dtype_bits(a->dtype) - 1)));
     }
@@ -134,12 +130,12 @@ class Lowerer : public ExprMutator {
     if (std::optional<int> k = power_of_two(b)) {
       return bitwise_and(a, constant_like(a, (int64_t{1} << *k) - 1));
     }
-    const Expr rmod = bin(BinaryOp::Mod, a, b);
+    const Expr rmod = truncmod(a, b);
     if (!non_negative(b)) {
       return SelectNode::make(remainder_agrees(b, rmod), rmod, bin(BinaryOp::Add, rmod, b));
     }
     if (non_negative(a)) return rmod;
-    if (std::optional<Expr> c = offset(a, b)) return bin(BinaryOp::Mod, offset_numerator(a, b, *c), b);
+    if (std::optional<Expr> c = offset(a, b)) return truncmod(offset_numerator(a, b, *c), b);
     if (scalar_index(a)) {
       return bin(BinaryOp::Add, rmod, bitwise_and(b, shift_right(rmod, constant_like(rmod, dtype_bits(a->dtype) - 1))));
     }
@@ -159,7 +155,7 @@ class Lowerer : public ExprMutator {
     const auto* mod = op->a.as<BinaryNode>();
     const int64_t* zero = as_const_int(op->b);
     if (!mod || mod->op != BinaryOp::FloorMod || !zero || *zero != 0) return Expr();
-    return bin(op->op, bin(BinaryOp::Mod, visit(mod->a), visit(mod->b)), op->b);
+    return bin(op->op, truncmod(visit(mod->a), visit(mod->b)), op->b);
   }
 
   const VarRanges& ranges_;

@@ -42,7 +42,6 @@ struct Kernel {
 
 Expr bcast(int v) { return BroadcastNode::make(Expr(v), kLanes); }
 Expr div(const Expr& a, const Expr& b) { return BinaryNode::make(BinaryOp::Div, a, b); }
-Expr mod(const Expr& a, const Expr& b) { return BinaryNode::make(BinaryOp::Mod, a, b); }
 
 /// Lowers out[i] = before, checks the printed form against `want` and the values against the
 /// unlowered loop's.
@@ -67,15 +66,15 @@ TEST_CASE("lower_floor_div_mod: a dividend the loop ranges prove non-negative di
           "[lower][lower_floor_div_mod]") {
   Kernel k;
   check(k, floordiv(k.i * 2 + 1, 3), div(k.i * 2 + 1, Expr(3)));
-  check(k, floormod(k.i * 2 + 1, 3), mod(k.i * 2 + 1, Expr(3)));
+  check(k, floormod(k.i * 2 + 1, 3), truncmod(k.i * 2 + 1, Expr(3)));
   // Over every lane of a ramp, and by a broadcast power of two, which TVM does not shift.
   Expr lanes = RampNode::make(k.i * 4, Expr(1), kLanes);
   check(k, floordiv(lanes, bcast(3)), div(lanes, bcast(3)));
-  check(k, floormod(lanes, bcast(8)), mod(lanes, bcast(8)));
+  check(k, floormod(lanes, bcast(8)), truncmod(lanes, bcast(8)));
   // Unsigned values are never negative, whatever their range.
   Expr u = CastNode::make(DType::UInt32, load(k.in, Expr(4))), w = CastNode::make(DType::UInt32, load(k.in, Expr(6)));
   check(k, floordiv(u, w), div(u, w));
-  check(k, floormod(u, w), mod(u, w));
+  check(k, floormod(u, w), truncmod(u, w));
 }
 
 TEST_CASE("lower_floor_div_mod: a dividend with a known negative least value is offset to stay non-negative",
@@ -83,7 +82,7 @@ TEST_CASE("lower_floor_div_mod: a dividend with a known negative least value is 
   Kernel k;
   // i - 5 >= -5: c = truncdiv(3 - 1 + 5, 3) = 2, and i - 5 + 3 * 2 = i + 1.
   check(k, floordiv(k.i - 5, 3), div(k.i + 1, Expr(3)) - Expr(2));
-  check(k, floormod(k.i - 5, 3), mod(k.i + 1, Expr(3)));
+  check(k, floormod(k.i - 5, 3), truncmod(k.i + 1, Expr(3)));
   Expr lanes = RampNode::make(k.i * 4 - 7, Expr(1), kLanes);
   check(k, floordiv(lanes, bcast(5)), div(RampNode::make(k.i * 4 + 3, Expr(1), kLanes), bcast(5)) - bcast(2));
 }
@@ -93,11 +92,11 @@ TEST_CASE("lower_floor_div_mod: an unbounded dividend corrects the truncated quo
   Kernel k;
   Expr a = k.value(0);
   // Scalar int32: the sign bit of the remainder, TVM's rdiv + (rmod >> 31).
-  check(k, floordiv(a, 3), div(a, Expr(3)) + shift_right(mod(a, Expr(3)), Expr(31)));
-  check(k, floormod(a, 3), mod(a, Expr(3)) + bitwise_and(Expr(3), shift_right(mod(a, Expr(3)), Expr(31))));
+  check(k, floordiv(a, 3), div(a, Expr(3)) + shift_right(truncmod(a, Expr(3)), Expr(31)));
+  check(k, floormod(a, 3), truncmod(a, Expr(3)) + bitwise_and(Expr(3), shift_right(truncmod(a, Expr(3)), Expr(31))));
   // Vectors take TVM's selects.
   Expr v = k.values(0);
-  Expr rdiv = div(v, bcast(3)), rmod = mod(v, bcast(3));
+  Expr rdiv = div(v, bcast(3)), rmod = truncmod(v, bcast(3));
   check(k, floordiv(v, bcast(3)), SelectNode::make(rmod >= bcast(0), rdiv, rdiv - bcast(1)));
   check(k, floormod(v, bcast(3)), SelectNode::make(rmod >= bcast(0), rmod, rmod + bcast(3)));
 }
@@ -105,7 +104,7 @@ TEST_CASE("lower_floor_div_mod: an unbounded dividend corrects the truncated quo
 TEST_CASE("lower_floor_div_mod: a divisor of unknown sign selects on both signs", "[lower][lower_floor_div_mod]") {
   Kernel k;
   Expr a = k.value(0) + k.i, b = k.value(5);  // b = -5
-  Expr rdiv = div(a, b), rmod = mod(a, b);
+  Expr rdiv = div(a, b), rmod = truncmod(a, b);
   Expr agrees = (b >= Expr(0) && rmod >= Expr(0)) || (b < Expr(0) && rmod <= Expr(0));
   check(k, floordiv(a, b), SelectNode::make(agrees, rdiv, rdiv - Expr(1)));
   check(k, floormod(a, b), SelectNode::make(agrees, rmod, rmod + b));
@@ -117,9 +116,9 @@ TEST_CASE("lower_floor_div_mod: max of a floordiv and a floormod compared with z
   Expr a = k.value(0);
   check(k, max(floordiv(a, 4), Expr(0)), max(div(a, Expr(4)), Expr(0)));
   Expr cond = floormod(a, 3) == Expr(0);
-  check(k, SelectNode::make(cond, a, Expr(1)), SelectNode::make(mod(a, Expr(3)) == Expr(0), a, Expr(1)));
+  check(k, SelectNode::make(cond, a, Expr(1)), SelectNode::make(truncmod(a, Expr(3)) == Expr(0), a, Expr(1)));
   Expr ne = floormod(k.i - 5, 2) != Expr(0);
-  check(k, SelectNode::make(ne, a, Expr(1)), SelectNode::make(mod(k.i - 5, Expr(2)) != Expr(0), a, Expr(1)));
+  check(k, SelectNode::make(ne, a, Expr(1)), SelectNode::make(truncmod(k.i - 5, Expr(2)) != Expr(0), a, Expr(1)));
 }
 
 TEST_CASE("lower_floor_div_mod: nested divisions are lowered inside out", "[lower][lower_floor_div_mod]") {
@@ -135,7 +134,7 @@ TEST_CASE("lower_floor_div_mod: the offset form is refused where a + b*c would w
   // int8 values in [-100, 100]: c = 34 would need 100 + 102, past int8's 127.
   Expr a = CastNode::make(DType::Int8, k.i * 20 - Expr(100));
   Expr three = IntImmNode::make(DType::Int8, 3);
-  Expr rdiv = div(a, three), rmod = mod(a, three);
+  Expr rdiv = div(a, three), rmod = truncmod(a, three);
   check(k, floordiv(a, three), SelectNode::make(rmod >= IntImmNode::make(DType::Int8, 0), rdiv,
                                                 rdiv - IntImmNode::make(DType::Int8, 1)));
   CHECK_NOTHROW(lower::lower_floor_div_mod(k.loop(floordiv(k.i - 5, Expr(0)))));
