@@ -1,11 +1,13 @@
 // The tuner's learned cost model, the role XGBoost plays in TVM's search: it ranks proposed
 // states before any is measured, so a batch holds the states predicted fastest. A state is
 // lowered and described by its program features (program_features.h: loop nests, access
-// strides and footprints, annotations), which mean the same for every sketch; gradient-boosted
-// trees (boosted_trees.h) learn log cost from them, each state weighted by its throughput
-// relative to the fastest measured one (as TVM weights its XGBoost samples): the model is most
-// accurate among the fast states, where the ranking decides what is measured next. With too
-// few measured states it predicts their median for every state.
+// strides and footprints, annotations), which mean the same for every sketch. As TVM's
+// XGBoost model does, gradient-boosted trees (boosted_trees.h) learn each measured state's
+// throughput relative to the fastest one, in (0, 1], with the state weighted by that same
+// throughput: the model is most accurate among the fast states, where the ranking decides
+// what is measured next, and a slow state's exact cost, which a log-cost model spends its
+// splits on, hardly matters. With too few measured states it predicts their median for every
+// state.
 #pragma once
 
 #include <string>
@@ -26,7 +28,9 @@ class CostModel {
   /// Forgets what it knew and learns from these measured states (costs in seconds, > 0;
   /// others are skipped).
   void fit(const std::vector<std::pair<std::vector<schedule::Step>, double>>& measured);
-  /// Predicted log cost; lower is faster. +infinity for a state that does not lower.
+  /// Minus the predicted throughput relative to the fastest measured state, so that lower is
+  /// faster (about -1 for a state as fast as it, and below for a faster one); +infinity for
+  /// a state that does not lower.
   double predict(const std::vector<schedule::Step>& steps);
 
   /// Fewest measured states the trees are fitted on.
@@ -40,7 +44,7 @@ class CostModel {
   const dag::ComputeDAG* dag_;
   bool weight_by_throughput_;
   BoostedTrees trees_;
-  double median_log_cost_ = 0.0;
+  double median_throughput_ = 0.0;
   std::unordered_map<std::string, std::vector<double>> cache_;
 };
 

@@ -87,7 +87,7 @@ std::vector<SearchState> EvolutionarySearch::evolve(
     population.push_back(std::move(s));
   }
 
-  // Every unseen state scored so far, by key: (predicted log cost, state).
+  // Every unseen state scored so far, by key: (predicted score, lower is faster; state).
   std::map<std::string, std::pair<double, SearchState>> found;
   for (int generation = 0;; ++generation) {
     std::vector<double> score(population.size());

@@ -19,6 +19,9 @@ using Env = std::unordered_map<const ExprNode*, int64_t>;
 
 double log2p(double v) { return std::log2(std::max(v, 1.0)); }
 
+/// The cache line of every CPU the tuner targets (TVM's HardwareParams default).
+constexpr double kCacheLineBytes = 64;
+
 /// The integer value of an index expression with the variables in `env` bound and every
 /// other variable 0, or nothing for what an index should not contain.
 std::optional<int64_t> eval_index(const Expr& e, const Env& env) {
@@ -137,6 +140,18 @@ double touched_elements(const Access& a, const std::vector<Loop>& inner_first, s
   return std::min({span, product, static_cast<double>(a.buffer->num_elements())});
 }
 
+/// Cache lines an access touches while the loops [0, depth) run: its touched elements over
+/// the run of consecutive elements the loops of unit stride walk, at most a line's worth.
+double touched_lines(const Access& a, const std::vector<Loop>& inner_first, size_t depth) {
+  const double elem_bytes = ir::dtype_bytes(a.buffer->dtype);
+  double run = 1;
+  for (size_t l = 0; l < depth && l < inner_first.size(); ++l) {
+    if (std::llabs(stride_of(a.index, inner_first[l].var)) == 1) run *= static_cast<double>(inner_first[l].extent);
+  }
+  run = std::min(run, std::max(1.0, kCacheLineBytes / elem_bytes));
+  return std::max(1.0, touched_elements(a, inner_first, depth) / run);
+}
+
 void append_store(const StoreInfo& s, std::vector<double>& out) {
   std::vector<Loop> inner_first(s.loops.rbegin(), s.loops.rend());
   double lanes = 1, unrolled = 1, parallel = 1;
@@ -145,9 +160,10 @@ void append_store(const StoreInfo& s, std::vector<double>& out) {
     if (l.kind == ir::ForKind::Unrolled) unrolled *= static_cast<double>(l.extent);
     if (l.kind == ir::ForKind::Parallel) parallel *= static_cast<double>(l.extent);
   }
-  std::vector<Access> accesses = s.loads;
+  // The store first, then the loads in the order they are read.
   const Expr store_index = s.store->indices.size() == 1 ? s.store->indices[0] : Expr(0);
-  accesses.push_back({s.store->buffer, store_index});
+  std::vector<Access> accesses{{s.store->buffer, store_index}};
+  accesses.insert(accesses.end(), s.loads.begin(), s.loads.end());
   bool reduction = false;
   for (const Access& a : s.loads) reduction = reduction || a.buffer == s.store->buffer;
   int stride0 = 0, stride1 = 0, strided = 0;
@@ -170,20 +186,32 @@ void append_store(const StoreInfo& s, std::vector<double>& out) {
   out.push_back(stride1);
   out.push_back(strided);
   out.push_back(log2p(static_cast<double>(s.store->buffer->num_elements()) * elem_bytes));
+  double iterations = 1;  // of the loops [0, l], innermost first
   for (int l = 0; l < kFeatureLoopLevels; ++l) {
     if (l >= static_cast<int>(inner_first.size())) {
-      out.insert(out.end(), 4, 0.0);
+      out.insert(out.end(), kFeaturesPerLevel, 0.0);
       continue;
     }
     const Loop& loop = inner_first[l];
-    double bytes = 0;
-    for (const Access& a : accesses) {
-      bytes += touched_elements(a, inner_first, l + 1) * ir::dtype_bytes(a.buffer->dtype);
+    const size_t depth = static_cast<size_t>(l) + 1;
+    iterations *= static_cast<double>(loop.extent);
+    double bytes = 0, lines = 0;
+    std::vector<double> access_bytes(kFeatureAccesses, 0.0);
+    for (size_t k = 0; k < accesses.size(); ++k) {
+      const double b = touched_elements(accesses[k], inner_first, depth) * ir::dtype_bytes(accesses[k].buffer->dtype);
+      bytes += b;
+      lines += touched_lines(accesses[k], inner_first, depth);
+      if (k < access_bytes.size()) access_bytes[k] = log2p(b);
     }
     out.push_back(log2p(static_cast<double>(loop.extent)));
     out.push_back(static_cast<double>(loop.kind));
     out.push_back(stride_of(store_index, loop.var) == 0 ? 1.0 : 0.0);
     out.push_back(log2p(bytes));
+    out.push_back(log2p(lines));
+    // Loads per byte touched: how much the level reuses what it brings in.
+    out.push_back(std::log2(iterations * static_cast<double>(std::max<size_t>(1, s.loads.size())) /
+                            std::max(bytes, 1.0)));
+    out.insert(out.end(), access_bytes.begin(), access_bytes.end());
   }
 }
 

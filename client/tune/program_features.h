@@ -1,9 +1,10 @@
 // Features of a lowered program for the tuner's cost model, in the spirit of TVM's per-store
 // features: what each store's loop nest looks like (extents and annotations of the loops
 // around it, from the innermost out), how its accesses walk memory (strides along the
-// innermost loop, bytes touched inside each loop level) and how much work it does. Unlike
-// features of the transform steps, these mean the same thing for every sketch, so states of
-// different structures are compared on one scale.
+// innermost loop; bytes and cache lines touched inside each loop level, in all and by each of
+// the first accesses; loads per byte touched, which is how much a level reuses) and how much
+// work it does. Unlike features of the transform steps, these mean the same thing for every
+// sketch, so states of different structures are compared on one scale.
 #pragma once
 
 #include <vector>
@@ -18,8 +19,15 @@ namespace mrd::tune {
 inline constexpr int kFeatureLoopLevels = 8;
 /// Stores described, the most executed first.
 inline constexpr int kFeatureStores = 3;
+/// Accesses of a store whose bytes are given one by one at each level: the store, then its
+/// first loads.
+inline constexpr int kFeatureAccesses = 4;
+/// Features of one loop level of a store: extent, kind, whether the store is invariant to it,
+/// bytes and cache lines touched inside it, loads per byte touched, and the bytes of each of
+/// the first kFeatureAccesses accesses.
+inline constexpr int kFeaturesPerLevel = 6 + kFeatureAccesses;
 /// Features of one store.
-inline constexpr int kFeaturesPerStore = 12 + 4 * kFeatureLoopLevels;
+inline constexpr int kFeaturesPerStore = 12 + kFeaturesPerLevel * kFeatureLoopLevels;
 /// Length of every feature vector.
 inline constexpr int kProgramFeatures = 3 + kFeatureStores * kFeaturesPerStore;
 

@@ -14,7 +14,7 @@ namespace {
 // Offsets into the vector: 3 program-wide features, then the most executed store's.
 constexpr int kStore = 3;
 constexpr int kLevel0 = kStore + 12;
-constexpr int kLevel1 = kLevel0 + 4;
+constexpr int kLevel1 = kLevel0 + tune::kFeaturesPerLevel;
 
 }  // namespace
 
@@ -39,6 +39,16 @@ TEST_CASE("program features: a vectorized matmul's main store") {
   CHECK(f[kLevel1 + 2] == 1.0);
   // Inside k: C and its update touch 16 floats each, A 64, B 64 x 16.
   CHECK(f[kLevel1 + 3] == Approx(std::log2((16 + 16 + 64 + 64 * 16) * 4.0)));
+  // Cache lines of 16 floats: C and its update 1 each, A's 64 consecutive floats 4, and B one
+  // line (its 16 lanes) for each of the 64 rows.
+  CHECK(f[kLevel1 + 4] == Approx(std::log2(1 + 1 + 4 + 64)));
+  // 16 x 64 iterations of 3 loads over the bytes touched.
+  CHECK(f[kLevel1 + 5] == Approx(std::log2(16 * 64 * 3 / ((16 + 16 + 64 + 64 * 16) * 4.0))));
+  // Each access's bytes: the store, then the loads as the update reads them: C, A, B.
+  CHECK(f[kLevel1 + 6] == Approx(std::log2(16 * 4)));
+  CHECK(f[kLevel1 + 7] == Approx(std::log2(16 * 4)));
+  CHECK(f[kLevel1 + 8] == Approx(std::log2(64 * 4)));
+  CHECK(f[kLevel1 + 9] == Approx(std::log2(64 * 16 * 4)));
 }
 
 TEST_CASE("program features: one length for every state, none for a state that does not lower") {
