@@ -332,6 +332,7 @@ class Eliminator {
       }
       if (c.count >= 2 && computable_here(c.expr)) {
         Var v("cse_var_" + std::to_string(++count_), c.expr->dtype, c.expr->lanes);
+        bound_somewhere_.insert(v.as<VarNode>());  // in scope only below its let, as TVM's context is
         replacer.add(c.expr, v);
         replaced = true;
         lets.emplace_back(v, c.expr);

@@ -133,3 +133,25 @@ TEST_CASE("a padded 3x3 window read through a cached tile shares its address and
   INFO(text);
   CHECK(text.find("cse_var_1 = ") != std::string::npos);
 }
+
+TEST_CASE("a let introduced inside another let's scope is not placed outside it",
+          "[lower][common_subexpr_elim]") {
+  // A conv2d whose eight spatial loops are fused into one parallel loop: the offsets of one
+  // unrolled step share floordiv(floordiv(fused, 5), 2); once that is cse_var_8, a later round
+  // finds floordiv(cse_var_8, 2) twice below it and must bind it there, not around cse_var_8's
+  // own let (where cse_var_8 is unbound: a TVM-sampled state of this shape failed to build).
+  auto dag = lower::testing::builtin_dag(
+      "conv2d_nchw", {int64_t(1), int64_t(4), int64_t(10), int64_t(10), int64_t(8), int64_t(3), int64_t(3),
+                      int64_t(1), int64_t(1)});
+  auto steps = schedule::steps_from_json(nlohmann::json::parse(
+      R"([["SP", 3, 0, 1, [1, 1, 1], 1], ["SP", 3, 4, 8, [2, 2, 1], 1], ["SP", 3, 8, 10, [2, 5, 1], 1],
+          ["SP", 3, 12, 10, [5, 1, 1], 1], ["SP", 3, 16, 4, [4], 1], ["SP", 3, 18, 3, [3], 1],
+          ["SP", 3, 20, 3, [1], 1],
+          ["RE", 3, [0, 4, 8, 12, 1, 5, 9, 13, 16, 18, 20, 2, 6, 10, 14, 17, 19, 21, 3, 7, 11, 15]],
+          ["CR", 1], ["FU", 1, [0, 1, 2]], ["AN", 1, 0, 3], ["FU", 3, [0, 1, 2, 3, 4, 5, 6, 7]],
+          ["AN", 3, 0, 3], ["PR", 3, 0, "auto_unroll_max_step$16"], ["AN", 1, 1, 2], ["AN", 3, 14, 2]])"));
+  ir::PrimFunc f = lower::testing::check_lowering(dag, steps);
+  std::string text = to_string(lower::finish_lowering(f, lower::Backend::LLVM).body);
+  INFO(text);
+  CHECK(text.find("cse_var_8 = ") != std::string::npos);
+}
