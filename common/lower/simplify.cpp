@@ -1,7 +1,10 @@
 #include "common/lower/simplify.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
+#include <vector>
 
 #include "common/ir/expr_functor.h"
 #include "common/ir/scalar_semantics.h"
@@ -72,6 +75,9 @@ class ExprSimplifier : public ExprMutator {
         case BinaryOp::FloorMod:
           if (cb && *cb > 0) {
             if (Expr r = div_mod(op->op, a, *cb); r.defined()) return r;
+            if (op->op == BinaryOp::FloorDiv) {
+              if (Expr r = nested_div(a, *cb); r.defined()) return r;
+            }
           }
           if (cb && *cb == 1)
             return op->op == BinaryOp::FloorDiv ? a : IntImmNode::make(a->dtype, 0);
@@ -153,7 +159,7 @@ class ExprSimplifier : public ExprMutator {
     auto rb = const_bound(rest, ranges_);
     if (!rb) return Expr();
     int64_t lo_q = floor_div(rb->lo, c), hi_q = floor_div(rb->hi, c);
-    if (lo_q != hi_q) return Expr();
+    if (lo_q != hi_q) return split_divisor(op, q, r, c);
     // The new constant must be exact and fit the type, else the ranges came from values
     // that wrap and the rewrite would not hold.
     __int128 k = op == BinaryOp::FloorDiv
@@ -166,6 +172,69 @@ class ExprSimplifier : public ExprMutator {
     }
     r.constant = static_cast<int64_t>(k);
     return from_linear(r);
+  }
+
+  /// (h*d + l) // (m*d) is q + h // m and (h*d + l) % (m*d) is (h % m)*d + l when the ranges
+  /// put l in [0, d): TVM's rules for floordiv(x*c1 + y, c2) and floormod(x*c1 + y, c2) with
+  /// c2 % c1 == 0 and y // c1 == 0. `r` is what div_mod left of the dividend after taking out
+  /// the multiples q of c; h*d are the terms of r whose coefficient is a multiple of d, l the
+  /// others and the constant's remainder. The largest d that works is taken.
+  Expr split_divisor(BinaryOp op, const LinearForm& q, const LinearForm& r, int64_t c) {
+    std::vector<int64_t> divisors;
+    for (const auto& term : r.terms) {
+      int64_t d = std::gcd(term.second < 0 ? -term.second : term.second, c);
+      if (d > 1) divisors.push_back(d);
+    }
+    std::sort(divisors.rbegin(), divisors.rend());
+    for (int64_t d : divisors) {
+      LinearForm high, low;
+      high.dtype = low.dtype = r.dtype;
+      for (const auto& [atom, coeff] : r.terms) {
+        if (coeff % d == 0) {
+          high.terms.emplace_back(atom, coeff / d);
+        } else {
+          low.terms.emplace_back(atom, coeff);
+        }
+      }
+      high.constant = floor_div(r.constant, d);
+      low.constant = floor_mod(r.constant, d);
+      Expr l = from_linear(low);
+      auto lb = const_bound(l, ranges_);
+      if (!lb || lb->lo < 0 || lb->hi >= d) continue;
+      Expr h = from_linear(high), m = IntImmNode::make(r.dtype, c / d);
+      if (op == BinaryOp::FloorDiv) {
+        Expr hq = div_mod(op, h, c / d);
+        if (!hq.defined()) hq = BinaryNode::make(op, h, m);
+        return from_linear(to_linear(BinaryNode::make(BinaryOp::Add, from_linear(q), hq)));
+      }
+      Expr hr = div_mod(op, h, c / d);
+      if (!hr.defined()) hr = BinaryNode::make(op, h, m);
+      Expr scaled = BinaryNode::make(BinaryOp::Mul, hr, IntImmNode::make(r.dtype, d));
+      return from_linear(to_linear(BinaryNode::make(BinaryOp::Add, scaled, l)));
+    }
+    return Expr();
+  }
+
+  /// floordiv(floordiv(x, c1) + k, c) is floordiv(x + c1*k, c1*c) for c1, c > 0, as TVM
+  /// rewrites it: a fuse of three loops split again divides once instead of twice. Left alone
+  /// when c1*c or c1*k does not fit the type.
+  Expr nested_div(const Expr& a, int64_t c) {
+    LinearForm f = to_linear(a);
+    if (f.terms.size() != 1 || f.terms[0].second != 1) return Expr();
+    const auto* inner = f.terms[0].first.as<BinaryNode>();
+    const int64_t* c1 = inner && inner->op == BinaryOp::FloorDiv ? as_const_int(inner->b) : nullptr;
+    if (!c1 || *c1 <= 0) return Expr();
+    __int128 divisor = static_cast<__int128>(*c1) * c;
+    __int128 shift = static_cast<__int128>(*c1) * f.constant;
+    auto fits128 = [&](__int128 v) {
+      return v >= INT64_MIN && v <= INT64_MAX && fits(f.dtype, static_cast<int64_t>(v));
+    };
+    if (!fits128(divisor) || !fits128(shift)) return Expr();
+    Expr x = from_linear(to_linear(BinaryNode::make(
+        BinaryOp::Add, inner->a, IntImmNode::make(f.dtype, static_cast<int64_t>(shift)))));
+    int64_t cc = static_cast<int64_t>(divisor);
+    if (Expr r = div_mod(BinaryOp::FloorDiv, x, cc); r.defined()) return r;
+    return BinaryNode::make(BinaryOp::FloorDiv, x, IntImmNode::make(f.dtype, cc));
   }
 
   Expr visit_(const NotNode* op, const Expr& self) override {

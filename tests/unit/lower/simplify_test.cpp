@@ -4,8 +4,10 @@
 #include <catch2/catch.hpp>
 #include <optional>
 
+#include "common/interp/primfunc_eval.h"
 #include "common/ir/printer.h"
 #include "common/lower/unroll_loop.h"
+#include "tests/unit/codegen/primfunc_builders.h"
 
 using namespace mrd;
 using namespace mrd::ir;
@@ -118,4 +120,54 @@ TEST_CASE("simplify turns a float division by a constant into a multiplication b
   CHECK(simplify_expr(x / (x + Expr(1.0f))).as<BinaryNode>()->op == BinaryOp::Div);
   lower::VarRanges r{{i.as<VarNode>(), {0, 100}}};
   CHECK(to_string(simplify_expr(floordiv(i, Expr(7)), r)) == "floordiv(i, 7)");
+}
+
+namespace {
+
+/// for (x = 0; x < 48; ++x) for (y = 0; y < 4; ++y) out[x*4 + y] = value, run on the primfunc
+/// evaluator as written and after simplify.
+struct DivisionKernel {
+  Var x{"x"}, y{"y"};
+  Buffer out = BufferNode::make("out", DType::Float32, {48 * 4});
+  Stmt loop(const Expr& v) const {
+    Stmt store = mrd::test::store(out, x * Expr(4) + y, CastNode::make(DType::Float32, v));
+    return ForNode::make(x, 0, 48, ForKind::Serial, ForNode::make(y, 0, 4, ForKind::Serial, store));
+  }
+  std::vector<double> run(const Stmt& s) const {
+    std::vector<double> o(48 * 4, -1.0);
+    interp::eval_primfunc(PrimFunc{{out}, s}, {&o});
+    return o;
+  }
+  /// The simplified value as printed, after checking it computes what `v` computes.
+  std::string simplified(const Expr& v) const {
+    Stmt before = loop(v), after = lower::simplify(before);
+    INFO(to_string(before) << "\nbecame\n" << to_string(after));
+    CHECK(run(after) == run(before));
+    const auto* outer = after.as<ForNode>();
+    const auto* inner = outer ? outer->body.as<ForNode>() : nullptr;
+    const auto* st = inner ? inner->body.as<StoreNode>() : nullptr;
+    REQUIRE(st);
+    return to_string(st->value.as<CastNode>()->value);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("simplify divides nested and scaled divisions once, as TVM's rewrite rules", "[lower][simplify]") {
+  DivisionKernel k;
+  Expr x = k.x, y = k.y;
+  // floordiv(floordiv(x, c1), c2) and floordiv(floordiv(x, c1) + c2, c3), negative dividends too.
+  CHECK(k.simplified(floordiv(floordiv(x, Expr(3)), Expr(4))) == "floordiv(x, 12)");
+  CHECK(k.simplified(floordiv(floordiv(x - Expr(20), Expr(3)), Expr(4))) == "floordiv((x - 20), 12)");
+  CHECK(k.simplified(floordiv(floordiv(x, Expr(3)) + Expr(2), Expr(5))) == "floordiv((x + 6), 15)");
+  CHECK(k.simplified(floordiv(floordiv(x, Expr(3)) - Expr(7), Expr(2))) == "floordiv((x - 21), 6)");
+  // (h*d + l) // (m*d) is h // m and (h*d + l) % (m*d) is (h % m)*d + l when 0 <= l < d.
+  CHECK(k.simplified(floordiv(x * Expr(4) + y, Expr(16))) == "floordiv(x, 4)");
+  CHECK(k.simplified(floormod(x * Expr(4) + y, Expr(16))) == "((floormod(x, 4)*4) + y)");
+  CHECK(k.simplified(floordiv(x * Expr(4) + y + Expr(12), Expr(8))) == "(floordiv((x + 1), 2) + 1)");
+  CHECK(k.simplified(floormod(x * Expr(4) + y + Expr(12), Expr(8))) == "((floormod((x + 1), 2)*4) + y)");
+  CHECK(k.simplified(floordiv(x * Expr(12) + y * Expr(3), Expr(24))) == "floordiv(x, 2)");
+  // Left alone: l can reach d (y + 1 spans [1, 4]; 9 is 8 + 1), and a divisor d does not divide.
+  CHECK(k.simplified(floordiv(x * Expr(4) + y + Expr(9), Expr(8))) == "floordiv((((x*4) + y) + 9), 8)");
+  CHECK(k.simplified(floordiv(x * Expr(3) + y, Expr(16))) == "floordiv(((x*3) + y), 16)");
 }
