@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "common/ir/expr_functor.h"
@@ -141,20 +142,26 @@ class ExprSimplifier : public ExprMutator {
     return BinaryNode::make(op->op, a, b);
   }
 
-  /// floordiv/floormod of a linear expression by c > 0 when the ranges decide the remainder.
-  Expr div_mod(BinaryOp op, const Expr& a, int64_t c) {
-    LinearForm f = to_linear(a);
+  /// f as d*q + r: q holds the terms whose coefficient is a multiple of d (divided by d) and
+  /// floor(constant / d); r the other terms and the constant's remainder.
+  static std::pair<LinearForm, LinearForm> split_multiples(const LinearForm& f, int64_t d) {
     LinearForm q, r;
     q.dtype = r.dtype = f.dtype;
     for (const auto& [atom, coeff] : f.terms) {
-      if (coeff % c == 0) {
-        q.terms.emplace_back(atom, coeff / c);
+      if (coeff % d == 0) {
+        q.terms.emplace_back(atom, coeff / d);
       } else {
         r.terms.emplace_back(atom, coeff);
       }
     }
-    q.constant = floor_div(f.constant, c);
-    r.constant = floor_mod(f.constant, c);
+    q.constant = floor_div(f.constant, d);
+    r.constant = floor_mod(f.constant, d);
+    return {q, r};
+  }
+
+  /// floordiv/floormod of a linear expression by c > 0 when the ranges decide the remainder.
+  Expr div_mod(BinaryOp op, const Expr& a, int64_t c) {
+    auto [q, r] = split_multiples(to_linear(a), c);
     Expr rest = from_linear(r);
     auto rb = const_bound(rest, ranges_);
     if (!rb) return Expr();
@@ -165,7 +172,7 @@ class ExprSimplifier : public ExprMutator {
     __int128 k = op == BinaryOp::FloorDiv
                      ? static_cast<__int128>(q.constant) + lo_q
                      : static_cast<__int128>(r.constant) - static_cast<__int128>(lo_q) * c;
-    if (k < INT64_MIN || k > INT64_MAX || !fits(f.dtype, static_cast<int64_t>(k))) return Expr();
+    if (k < INT64_MIN || k > INT64_MAX || !fits(r.dtype, static_cast<int64_t>(k))) return Expr();
     if (op == BinaryOp::FloorDiv) {
       q.constant = static_cast<int64_t>(k);
       return from_linear(q);
@@ -187,17 +194,7 @@ class ExprSimplifier : public ExprMutator {
     }
     std::sort(divisors.rbegin(), divisors.rend());
     for (int64_t d : divisors) {
-      LinearForm high, low;
-      high.dtype = low.dtype = r.dtype;
-      for (const auto& [atom, coeff] : r.terms) {
-        if (coeff % d == 0) {
-          high.terms.emplace_back(atom, coeff / d);
-        } else {
-          low.terms.emplace_back(atom, coeff);
-        }
-      }
-      high.constant = floor_div(r.constant, d);
-      low.constant = floor_mod(r.constant, d);
+      auto [high, low] = split_multiples(r, d);
       Expr l = from_linear(low);
       auto lb = const_bound(l, ranges_);
       if (!lb || lb->lo < 0 || lb->hi >= d) continue;
