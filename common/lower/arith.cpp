@@ -15,18 +15,11 @@ using namespace ir;
 
 namespace {
 
-std::optional<int64_t> narrow(__int128 v) {
-  if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min()) {
-    return std::nullopt;
-  }
-  return static_cast<int64_t>(v);
-}
-
 /// [lo, hi] when both ends are values of type t: a wider range means the expression may wrap,
 /// and its exact range says nothing about the wrapped values.
 std::optional<ConstRange> make_range(DType t, __int128 lo, __int128 hi) {
-  auto l = narrow(lo), h = narrow(hi);
-  if (!l || !h || !fits(t, *l) || !fits(t, *h)) return std::nullopt;
+  auto l = value_of_type(t, lo), h = value_of_type(t, hi);
+  if (!l || !h) return std::nullopt;
   return ConstRange{*l, *h};
 }
 
@@ -147,6 +140,14 @@ std::optional<ConstRange> bound_of(const Expr& e, const VarRanges& ranges, bool 
 }
 
 }  // namespace
+
+std::optional<int64_t> value_of_type(DType t, __int128 v) {
+  if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min()) {
+    return std::nullopt;
+  }
+  if (!fits(t, static_cast<int64_t>(v))) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
 
 std::optional<ConstRange> const_bound(const Expr& e, const VarRanges& ranges) { return bound_of(e, ranges, false); }
 

@@ -14,6 +14,10 @@
 
 namespace mrd::lower {
 
+/// v when it is a value of type t, nullopt when it does not fit t (or int64): the check a
+/// rewrite makes on a constant it computed in wider arithmetic before it builds it.
+std::optional<int64_t> value_of_type(ir::DType t, __int128 v);
+
 /// Inclusive constant range [lo, hi] of a variable.
 struct ConstRange {
   int64_t lo = 0, hi = 0;

@@ -169,15 +169,16 @@ class ExprSimplifier : public ExprMutator {
     if (lo_q != hi_q) return split_divisor(op, q, r, c);
     // The new constant must be exact and fit the type, else the ranges came from values
     // that wrap and the rewrite would not hold.
-    __int128 k = op == BinaryOp::FloorDiv
-                     ? static_cast<__int128>(q.constant) + lo_q
-                     : static_cast<__int128>(r.constant) - static_cast<__int128>(lo_q) * c;
-    if (k < INT64_MIN || k > INT64_MAX || !fits(r.dtype, static_cast<int64_t>(k))) return Expr();
+    __int128 wide = op == BinaryOp::FloorDiv
+                        ? static_cast<__int128>(q.constant) + lo_q
+                        : static_cast<__int128>(r.constant) - static_cast<__int128>(lo_q) * c;
+    auto k = value_of_type(r.dtype, wide);
+    if (!k) return Expr();
     if (op == BinaryOp::FloorDiv) {
-      q.constant = static_cast<int64_t>(k);
+      q.constant = *k;
       return from_linear(q);
     }
-    r.constant = static_cast<int64_t>(k);
+    r.constant = *k;
     return from_linear(r);
   }
 
@@ -221,17 +222,13 @@ class ExprSimplifier : public ExprMutator {
     const auto* inner = f.terms[0].first.as<BinaryNode>();
     const int64_t* c1 = inner && inner->op == BinaryOp::FloorDiv ? as_const_int(inner->b) : nullptr;
     if (!c1 || *c1 <= 0) return Expr();
-    __int128 divisor = static_cast<__int128>(*c1) * c;
-    __int128 shift = static_cast<__int128>(*c1) * f.constant;
-    auto fits128 = [&](__int128 v) {
-      return v >= INT64_MIN && v <= INT64_MAX && fits(f.dtype, static_cast<int64_t>(v));
-    };
-    if (!fits128(divisor) || !fits128(shift)) return Expr();
-    Expr x = from_linear(to_linear(BinaryNode::make(
-        BinaryOp::Add, inner->a, IntImmNode::make(f.dtype, static_cast<int64_t>(shift)))));
-    int64_t cc = static_cast<int64_t>(divisor);
-    if (Expr r = div_mod(BinaryOp::FloorDiv, x, cc); r.defined()) return r;
-    return BinaryNode::make(BinaryOp::FloorDiv, x, IntImmNode::make(f.dtype, cc));
+    auto divisor = value_of_type(f.dtype, static_cast<__int128>(*c1) * c);
+    auto shift = value_of_type(f.dtype, static_cast<__int128>(*c1) * f.constant);
+    if (!divisor || !shift) return Expr();
+    Expr x = from_linear(
+        to_linear(BinaryNode::make(BinaryOp::Add, inner->a, IntImmNode::make(f.dtype, *shift))));
+    if (Expr r = div_mod(BinaryOp::FloorDiv, x, *divisor); r.defined()) return r;
+    return BinaryNode::make(BinaryOp::FloorDiv, x, IntImmNode::make(f.dtype, *divisor));
   }
 
   Expr visit_(const NotNode* op, const Expr& self) override {
