@@ -199,16 +199,13 @@ class ExprSimplifier : public ExprMutator {
       Expr l = from_linear(low);
       auto lb = const_bound(l, ranges_);
       if (!lb || lb->lo < 0 || lb->hi >= d) continue;
-      Expr h = from_linear(high), m = IntImmNode::make(r.dtype, c / d);
-      if (op == BinaryOp::FloorDiv) {
-        Expr hq = div_mod(op, h, c / d);
-        if (!hq.defined()) hq = BinaryNode::make(op, h, m);
-        return from_linear(to_linear(BinaryNode::make(BinaryOp::Add, from_linear(q), hq)));
-      }
-      Expr hr = div_mod(op, h, c / d);
-      if (!hr.defined()) hr = BinaryNode::make(op, h, m);
-      Expr scaled = BinaryNode::make(BinaryOp::Mul, hr, IntImmNode::make(r.dtype, d));
-      return from_linear(to_linear(BinaryNode::make(BinaryOp::Add, scaled, l)));
+      // h // m or h % m, itself simplified when the ranges decide it.
+      Expr h = from_linear(high), hm = div_mod(op, h, c / d);
+      if (!hm.defined()) hm = BinaryNode::make(op, h, IntImmNode::make(r.dtype, c / d));
+      Expr sum = op == BinaryOp::FloorDiv
+                     ? BinaryNode::make(BinaryOp::Add, from_linear(q), hm)
+                     : BinaryNode::make(BinaryOp::Add, hm * IntImmNode::make(r.dtype, d), l);
+      return from_linear(to_linear(sum));
     }
     return Expr();
   }
