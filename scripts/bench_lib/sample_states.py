@@ -5,14 +5,17 @@ target llvm -mcpu=znver3 and HardwareParams(num_cores, 64, 64, 0, 0, 0, 0, 0), w
 layout_rewrite_option 1 (TVM's default for llvm). Run in TVM's environment:
 
   eval "$(../shared/tvm/env.sh)"
-  /usr/bin/python3 scripts/bench_lib/sample_states.py [--num-cores N] dense_bias_relu 128,512,512 32 OUT.task.json
+  /usr/bin/python3 scripts/bench_lib/sample_states.py [--num-cores N] [--seeds K] dense_bias_relu 128,512,512 32 OUT.task.json
 
 num_cores is 1 unless --num-cores says otherwise; the task file then records it under
-"hardware", and scripts/bench-fidelity runs both sides with that many threads.
+"hardware", and scripts/bench-fidelity runs both sides with that many threads. With --seeds K
+the states come from the populations of seeds 1..K in turn (default 1: seed 1 only), for
+more distinct states than one population holds (scripts/sweep-states).
 
 The task file measures with number 3, repeat 3, min_repeat_ms 50 and checks correctness, like
 the shared fidelity set; scripts/bench-fidelity then measures it beside TVM.
 """
+import itertools
 import json
 import os
 import sys
@@ -35,19 +38,28 @@ def parse_args(text):
     return out
 
 
-def command_line(doc):
-    """NAME ARGS COUNT PATH with an optional --num-cores N anywhere: (name, args, count, path,
-    num_cores). Exits with `doc` on any other form."""
-    argv, num_cores = list(sys.argv[1:]), 1
-    if "--num-cores" in argv:
-        at = argv.index("--num-cores")
-        try:
-            num_cores = int(argv[at + 1])
-        except (IndexError, ValueError):
-            sys.exit(doc)
-        if num_cores < 1:
-            sys.exit(doc)
-        del argv[at:at + 2]
+def positive_option(argv, name, doc):
+    """The value of `name N` (N >= 1) anywhere in argv, removed from it; 1 when absent. Exits
+    with `doc` on a missing or bad value."""
+    if name not in argv:
+        return 1
+    at = argv.index(name)
+    try:
+        value = int(argv[at + 1])
+    except (IndexError, ValueError):
+        sys.exit(doc)
+    if value < 1:
+        sys.exit(doc)
+    del argv[at:at + 2]
+    return value
+
+
+def command_line(doc, argv=None):
+    """NAME ARGS COUNT PATH with an optional --num-cores N anywhere in argv (default the
+    program's arguments): (name, args, count, path, num_cores). Exits with `doc` on any other
+    form."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    num_cores = positive_option(argv, "--num-cores", doc)
     if len(argv) != 4:
         sys.exit(doc)
     return argv[0], parse_args(argv[1]), int(argv[2]), argv[3], num_cores
@@ -73,16 +85,24 @@ def write_task(path, name, args, states, num_cores=1):
         json.dump(out, f)
 
 
-def main():
-    name, args, count, path, num_cores = command_line(__doc__)
-    task = search_task(name, args, num_cores)
-    policy = auto_scheduler.SketchPolicy(task, program_cost_model=auto_scheduler.RandomModel(), seed=1,
+def sampled_steps(task, seed):
+    """The step lists of SketchPolicy(task, RandomModel(), seed)'s initial population."""
+    policy = auto_scheduler.SketchPolicy(task, program_cost_model=auto_scheduler.RandomModel(), seed=seed,
                                          verbose=0)
-    seen, states = set(), [[]]
     for state in policy.sample_initial_population():
         line = auto_scheduler.measure_record.dump_record_to_string(
             auto_scheduler.MeasureInput(task, state), auto_scheduler.MeasureResult([0.0], 0, "", 0.0, 0))
-        steps = json.loads(line)["i"][1][1]
+        yield json.loads(line)["i"][1][1]
+
+
+def main():
+    argv = list(sys.argv[1:])
+    seeds = positive_option(argv, "--seeds", __doc__)
+    name, args, count, path, num_cores = command_line(__doc__, argv)
+    task = search_task(name, args, num_cores)
+    seen, states = set(), [[]]
+    populations = itertools.chain.from_iterable(sampled_steps(task, seed) for seed in range(1, seeds + 1))
+    for steps in populations:
         text = json.dumps(steps)
         if text in seen:
             continue
