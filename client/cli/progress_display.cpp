@@ -68,7 +68,11 @@ std::string progress_bar_line(const tune::TuneProgress& p, double elapsed, int w
 }
 
 std::string progress_plain_line(const tune::TuneProgress& p, double elapsed) {
-  return "measurer tune: batch " + std::to_string(p.batch) + ": " + trials_text(p) + " trials, " +
+  std::string batch = "batch " + std::to_string(p.batch);
+  // A confirming batch is not more trials: its best may be lower than the line before said.
+  if (p.phase == tune::TunePhase::Confirming)
+    batch += " (the best " + std::to_string(p.batch_size) + " measured again)";
+  return "measurer tune: " + batch + ": " + trials_text(p) + " trials, " +
          gflops_text(p.best_gflops) + ", " + errors_text(p.errors) + ", elapsed " +
          format_duration(elapsed) + ", ETA " + format_duration(estimate_eta(p, elapsed));
 }

@@ -62,6 +62,8 @@ TEST_CASE("measurer tune writes a log that best and plot read") {
   std::string err = read_file(dir.path / "measurer.err");
   CHECK(err.find("measurer tune: batch 1: 4/8 trials, best ") != std::string::npos);
   CHECK(err.find("measurer tune: batch 2: 8/8 trials, best ") != std::string::npos);
+  CHECK(err.find("measurer tune: batch 3 (the best ") != std::string::npos);
+  CHECK(err.find(" measured again): 8/8 trials, best ") != std::string::npos);
   CHECK(err.find(", ETA 0:00") != std::string::npos);
   CHECK(err.find('\r') == std::string::npos);
 

@@ -76,6 +76,14 @@ TEST_CASE("the plain line names the batch and everything the bar shows") {
         "ETA 0:36");
 }
 
+TEST_CASE("the plain line of a confirming batch says that the best states were measured again") {
+  TuneProgress p = progress(TunePhase::Confirming, 200, 200, 0, 83.96, 5);
+  p.batch_size = 4;
+  CHECK(cli::progress_plain_line(p, 53) ==
+        "measurer tune: batch 5 (the best 4 measured again): 200/200 trials, best 83.96 GFLOP/s, "
+        "0 errors, elapsed 0:53, ETA 0:00");
+}
+
 TEST_CASE("without a terminal, the display writes one plain line per batch and nothing else") {
   std::ostringstream out;
   FakeClock clock;
