@@ -200,8 +200,7 @@ class ExprSimplifier : public ExprMutator {
       auto lb = const_bound(l, ranges_);
       if (!lb || lb->lo < 0 || lb->hi >= d) continue;
       // h // m or h % m, itself simplified when the ranges decide it.
-      Expr h = from_linear(high), hm = div_mod(op, h, c / d);
-      if (!hm.defined()) hm = BinaryNode::make(op, h, IntImmNode::make(r.dtype, c / d));
+      Expr hm = divided(op, from_linear(high), c / d);
       Expr sum = op == BinaryOp::FloorDiv
                      ? BinaryNode::make(BinaryOp::Add, from_linear(q), hm)
                      : BinaryNode::make(BinaryOp::Add, hm * IntImmNode::make(r.dtype, d), l);
@@ -224,8 +223,13 @@ class ExprSimplifier : public ExprMutator {
     if (!divisor || !shift) return Expr();
     Expr x = from_linear(
         to_linear(BinaryNode::make(BinaryOp::Add, inner->a, IntImmNode::make(f.dtype, *shift))));
-    if (Expr r = div_mod(BinaryOp::FloorDiv, x, *divisor); r.defined()) return r;
-    return BinaryNode::make(BinaryOp::FloorDiv, x, IntImmNode::make(f.dtype, *divisor));
+    return divided(BinaryOp::FloorDiv, x, *divisor);
+  }
+
+  /// floordiv or floormod of x by c > 0: simplified when the ranges decide it, else as written.
+  Expr divided(BinaryOp op, const Expr& x, int64_t c) {
+    if (Expr r = div_mod(op, x, c); r.defined()) return r;
+    return BinaryNode::make(op, x, IntImmNode::make(x->dtype, c));
   }
 
   Expr visit_(const NotNode* op, const Expr& self) override {
