@@ -17,6 +17,11 @@ messages, the Spearman rank correlation of our costs with TVM's, the 10th/50th/9
 percentile of our cost / TVM's, the share within 1.5x and within 1.1x (the figure that still
 says something where a workload's states all cost about the same and a rank correlation is
 noise on both sides); then the mean Spearman and the pooled ratios over all workloads. A workload measurerd refuses is listed with the reason.
+With --network NAME, the workloads are the tasks of one of Relay's test networks
+(resnet-18, resnet-34, resnet-50, mobilenet; NHWC, batch 1, random weights), as
+auto_scheduler.extract_tasks gives them for the target: layout_rewrite_option 2, where TVM
+passes each layout-free weight already in the layout the candidate's schedule gives it (and
+so does measurerd), Winograd convolutions included.
 With --json FILE, each state's record (TVM's log line of its last pass), TVM's cost and ours
 are written there too, so that an outlier can be replayed (`measurer replay`) or inspected."""
 
@@ -215,10 +220,28 @@ def mean_cost(result):
     return float(np.mean([float(c) for c in result.costs]))
 
 
-def measure(name, args, runner):
-    """(TVM's costs, ours, failure lines, record lines) of one workload; a failed state's cost
+def network_tasks(name):
+    """The tasks auto_scheduler.extract_tasks finds in one of Relay's test networks (NHWC, batch
+    1, as TVM's tune_network_x86 tutorial), by their descriptions less "vm_mod_fused_";
+    layout_rewrite_option 2, as TVM's Relay integration gives them."""
+    from tvm.relay import testing
+    if name.startswith("resnet-"):
+        mod, params = testing.resnet.get_workload(num_layers=int(name.split("-")[1]), batch_size=1,
+                                                  layout="NHWC", image_shape=(224, 224, 3))
+    elif name == "mobilenet":
+        mod, params = testing.mobilenet.get_workload(batch_size=1, layout="NHWC",
+                                                     image_shape=(224, 224, 3))
+    else:
+        raise ValueError("unknown network %s (resnet-18, resnet-34, resnet-50, mobilenet)" % name)
+    tasks, _ = auto_scheduler.extract_tasks(
+        mod["main"], params, tvm.target.Target(TARGET),
+        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+    return {t.desc.replace("vm_mod_fused_", ""): t for t in tasks}
+
+
+def measure(task, args, runner):
+    """(TVM's costs, ours, failure lines, record lines) of one task; a failed state's cost
     is None; a record line is TVM's of the state's last pass."""
-    task = search_task(WORKLOADS[name]())
     policy = auto_scheduler.SketchPolicy(task, program_cost_model=auto_scheduler.RandomModel(),
                                          seed=args.seed, verbose=0)
     states = [task.compute_dag.get_init_state()] + list(
@@ -283,10 +306,21 @@ def main():
     p.add_argument("--build", default="build", help="measurerd's build directory (default build)")
     p.add_argument("--json", metavar="FILE",
                    help="write each state's record, TVM's cost and ours (seconds) to FILE")
+    p.add_argument("--network", metavar="NAME",
+                   help="measure the tasks of a Relay test network instead (resnet-18, resnet-34, "
+                        "resnet-50, mobilenet: NHWC, batch 1, layout_rewrite_option 2 as TVM's "
+                        "Relay integration gives them); WORKLOADs then name some of its tasks")
     args = p.parse_args()
-    unknown = [w for w in args.workloads if w not in WORKLOADS]
+    if args.network:
+        try:
+            known = network_tasks(args.network)
+        except ValueError as e:
+            p.error(str(e))
+    else:
+        known = {name: None for name in WORKLOADS}
+    unknown = [w for w in args.workloads if w not in known]
     if unknown:
-        p.error("unknown workload %s; known: %s" % (", ".join(unknown), ", ".join(WORKLOADS)))
+        p.error("unknown workload %s; known: %s" % (", ".join(unknown), ", ".join(known)))
     if args.states < 1 or args.passes < 1:
         p.error("--states and --passes must be at least 1")
     # SIGTERM unwinds like Ctrl-C, so that the daemon below is stopped either way.
@@ -297,15 +331,17 @@ def main():
         runner = measurerd.tvm.Runner(sock, verbose=0, check_correctness=True, number=3,
                                       repeat=1, min_repeat_ms=args.min_repeat_ms)
         print("bench-topi: TVM %s and measurerd (%s), %s, %d states per workload, %d passes; "
-              "ratio = our mean cost / TVM's" % (tvm.__version__, args.build, TARGET, args.states,
-                                                  args.passes), flush=True)
+              "ratio = our mean cost / TVM's%s" % (
+                  tvm.__version__, args.build, TARGET, args.states, args.passes,
+                  "; the tasks of %s" % args.network if args.network else ""), flush=True)
         print("  %-16s %6s %4s %8s %9s %6s %5s %7s %7s" % (
             "workload", "states", "cmp", "spearman", "ratio p10", "median", "p90", "in1.5x",
             "in1.1x"))
         all_tvm, all_ours, spearmans, per_state = [], [], [], {}
-        for name in args.workloads or WORKLOADS:
+        for name in args.workloads or known:
+            task = known[name] or search_task(WORKLOADS[name]())
             try:
-                tvm_costs, our_costs, failures, records = measure(name, args, runner)
+                tvm_costs, our_costs, failures, records = measure(task, args, runner)
             except measurerd.tvm.UnsupportedWorkload as e:
                 print("  %-16s refused by measurerd: %s" % (name, str(e)[:300]), flush=True)
                 continue

@@ -171,7 +171,9 @@ void shift_stage_ids(std::vector<schedule::Step>& steps, int from) {
 
 }  // namespace
 
-std::optional<RewrittenLayout> rewrite_layout(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps) {
+std::optional<RewrittenLayout> rewrite_layout(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps,
+                                              LayoutRewriteMode mode) {
+  const bool pretransformed = mode == LayoutRewriteMode::PreTransformed;
   // As TVM's ApplySteps: the initial state (no steps) keeps its layout.
   bool any = false;
   for (const Operation& op : dag.ops()) any |= !op->layout_free_placeholders.empty();
@@ -185,7 +187,7 @@ std::optional<RewrittenLayout> rewrite_layout(const dag::ComputeDAG& dag, const 
 
   const dag::ComputeDAG* current = &dag;
   std::optional<dag::ComputeDAG> rewritten;
-  RewrittenLayout out{dag.tensors(), steps};
+  RewrittenLayout out{dag.tensors(), steps, {}};
   std::unordered_set<const OperationNode*> handled;
   int inserted = 0;  // transform stages added so far (each shifts later stage ids)
   for (size_t sid = 0; sid < ctx.sch.stages.size(); ++sid) {
@@ -233,8 +235,10 @@ std::optional<RewrittenLayout> rewrite_layout(const dag::ComputeDAG& dag, const 
         }
         access.push_back(e);
       }
-      Operation transform = OperationNode::make_compute("auto_scheduler_layout_transform", "", axis,
-                                                        TensorReadNode::make(p, access));
+      // Option 2: the placeholder itself in the new layout, read where the stage was.
+      Operation transform = pretransformed ? OperationNode::make_placeholder(p->name, layout.shape, p->dtype)
+                                           : OperationNode::make_compute("auto_scheduler_layout_transform", "", axis,
+                                                                         TensorReadNode::make(p, access));
 
       // The reader in the workload (the original op behind a cache stage) reads the new layout.
       const OperationNode* reader = nullptr;
@@ -280,9 +284,31 @@ std::optional<RewrittenLayout> rewrite_layout(const dag::ComputeDAG& dag, const 
           OperationNode::make_compute(reader->name, reader->tag, reader->axis,
                                       Rewriter(p.get(), transform, new_index).run(reader->body)),
           reader->layout_free_placeholders);
-      out.tensors = rebuild(*current, {{reader, new_reader}});
+      std::unordered_map<const OperationNode*, Operation> replaced = {{reader, new_reader}};
+      if (pretransformed) {
+        replaced[p.get()] = transform;
+        PreTransformedInput in;
+        in.tensor_index = current->tensors().size();
+        for (size_t i = 0; i < current->tensors().size(); ++i) {
+          if (current->tensors()[i].op().get() == p.get()) in.tensor_index = i;
+        }
+        MRD_CHECK(in.tensor_index < current->tensors().size(), "rewrite_layout: ", p->name,
+                  " is not one of the workload's tensors");
+        in.shape = layout.shape;
+        std::vector<int64_t> row(p->shape.size(), 1);
+        for (int d = static_cast<int>(p->shape.size()) - 2; d >= 0; --d) row[d] = row[d + 1] * p->shape[d + 1];
+        in.source_strides.assign(layout.shape.size(), 0);
+        for (size_t d = 0; d < orig->size(); ++d) {
+          for (size_t i = 0; i < layout.axes.size(); ++i) {
+            if (layout.axes[i] == (*orig)[d]) in.source_strides[i] += stride[i] * row[d];
+          }
+        }
+        out.pretransformed.push_back(std::move(in));
+      }
+      out.tensors = rebuild(*current, replaced);
       rewritten.emplace(out.tensors);
       current = &*rewritten;
+      if (pretransformed) continue;
 
       int stage_id = static_cast<int>(sid) + inserted;
       shift_stage_ids(out.steps, stage_id);

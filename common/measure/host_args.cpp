@@ -155,15 +155,18 @@ void HostArgs::perturb(size_t pos, int64_t i, double delta) {
 }
 
 void HostArgs::flush_inputs() const {
-  for (size_t pos : input_positions_) {
-    const char* p = static_cast<const char*>(pointers_[pos]);
+  for (size_t pos : input_positions_) flush_from_caches(pointers_[pos], bytes_[pos]);
+}
+
+void flush_from_caches(const void* p, uint64_t bytes) {
 #if defined(__x86_64__) || defined(__i386__)
-    for (uint64_t off = 0; off < bytes_[pos]; off += 64) _mm_clflush(p + off);
-    _mm_mfence();
+  const char* c = static_cast<const char*>(p);
+  for (uint64_t off = 0; off < bytes; off += 64) _mm_clflush(c + off);
+  _mm_mfence();
 #else
-    (void)p;
+  (void)p;
+  (void)bytes;
 #endif
-  }
 }
 
 }  // namespace mrd::measure

@@ -26,6 +26,8 @@ class HostArgs {
   explicit HostArgs(const dag::ComputeDAG& dag);
 
   void* const* pointers() const { return pointers_.data(); }
+  /// One argument per workload tensor.
+  size_t size() const { return pointers_.size(); }
   /// The inputs as the interpreter takes them (placeholders among the tensors, in order),
   /// made on first use: only a correctness check needs them, and only then does the
   /// interpreter's size limit apply (UserError for a tensor beyond it).
@@ -40,6 +42,8 @@ class HostArgs {
   /// Evicts every input from the CPU caches (TVM's cache flush).
   void flush_inputs() const;
   int64_t elements(size_t pos) const { return elements_[pos]; }
+  uint64_t bytes(size_t pos) const { return bytes_[pos]; }
+  ir::DType dtype(size_t pos) const { return dtypes_[pos]; }
   /// Fills every output with the sentinel again (NaN for floats, 0x5a bytes otherwise).
   void reset_outputs();
   /// Whether the inputs still hold the values they were filled with (a digest of their
@@ -61,5 +65,8 @@ class HostArgs {
   uint64_t input_digest_ = 0;
   uint64_t digest_inputs() const;
 };
+
+/// Evicts `bytes` from `p` on from the CPU caches (a no-op off x86).
+void flush_from_caches(const void* p, uint64_t bytes);
 
 }  // namespace mrd::measure

@@ -29,6 +29,11 @@ std::string_view error_name(MeasureErrorNo e);
 enum class TimingPolicy : int { Exclusive = 0, Shared = 1, Pinned = 2 };
 std::string_view timing_policy_name(TimingPolicy p);
 
+/// What a run with check_correctness may take beyond its run timeout: the run timeout bounds
+/// the kernel's calls, as TVM's runner's does; the reference interpreter's evaluation of the
+/// workload (once per task in a worker, tens of MFLOP/s) comes on top.
+inline constexpr double kCorrectnessCheckSeconds = 120.0;
+
 struct MeasureOptions {
   int number = 3;
   int repeat = 1;

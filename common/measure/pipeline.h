@@ -67,10 +67,15 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json,
 
 /// Float tolerance of the correctness check: |got - want| <= atol + rtol * |want|.
 /// float32: atol 1e-4, rtol 1e-3 (summation order differs between schedules); float64:
-/// atol 1e-10, rtol 1e-9; integers and bools must match exactly.
+/// atol 1e-10, rtol 1e-9; integers and bools must match exactly. Rounding has a tail (an
+/// output that cancels, a Winograd transform's constants): of an output's n float elements,
+/// n / kRoundingTailPerElements (none below that many elements) may miss the tolerance by
+/// up to kRoundingTailFactor times it; one element further off, or more elements off, fail.
 struct Tolerance {
   double atol, rtol;
 };
+inline constexpr int64_t kRoundingTailPerElements = 10000;
+inline constexpr double kRoundingTailFactor = 10;
 Tolerance correctness_tolerance(ir::DType t);
 
 /// Called from the run watchdog when a kernel call is still running kStuckRunGraceSeconds

@@ -96,7 +96,7 @@ Task task_from_binary(std::string_view bytes, const serialize::Limits& limits) {
   t.hardware.num_cores = checked_int(r.get<int32_t>("num_cores"), 0, kMaxCores, "num_cores");
   t.hardware.vector_unit_bytes = checked_int(r.get<int32_t>("vector_unit_bytes"), 0, 1 << 16, "vector_unit_bytes");
   t.hardware.cache_line_bytes = checked_int(r.get<int32_t>("cache_line_bytes"), 0, 1 << 16, "cache_line_bytes");
-  t.layout_rewrite_option = version == 1 ? 0 : checked_int(r.get<uint8_t>("layout_rewrite_option"), 0, 1, "layout_rewrite_option");
+  t.layout_rewrite_option = version == 1 ? 0 : checked_int(r.get<uint8_t>("layout_rewrite_option"), 0, 2, "layout_rewrite_option");
   uint64_t wlen = r.get<uint64_t>("workload length");
   t.workload = registry::workload_from_binary(r.bytes(wlen, "workload"), limits);
   if (!r.done()) throw DecodeError(DecodeErrc::Malformed, "task: trailing bytes after the workload");

@@ -3,7 +3,7 @@
 //
 // Binary layout (little endian): "MRDT", version u8 (2), target (u32 length + bytes, at most
 // kMaxTargetBytes), num_cores i32, vector_unit_bytes i32, cache_line_bytes i32,
-// layout_rewrite_option u8 (0 or 1; absent in version 1, which means 0), workload (u64 length
+// layout_rewrite_option u8 (0, 1 or 2; absent in version 1, which means 0), workload (u64 length
 // + registry::workload_to_binary bytes). Nothing may follow.
 #pragma once
 

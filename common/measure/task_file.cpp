@@ -123,7 +123,7 @@ TaskFile parse_task_file(std::string_view json_text) {
     }
     if (root.contains("hardware")) tf.task.hardware = parse_hardware(root["hardware"]);
     if (root.contains("layout_rewrite_option")) {
-      tf.task.layout_rewrite_option = get_int(root, "layout_rewrite_option", 0, 1, "the task");
+      tf.task.layout_rewrite_option = get_int(root, "layout_rewrite_option", 0, 2, "the task");
     }
     if (root.contains("options")) tf.options = parse_options(root["options"]);
     const json& states = root.at("states");

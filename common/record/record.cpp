@@ -210,8 +210,8 @@ measure::Task task_of(const Record& r) {
   t.workload = std::move(f);
   t.target = r.target;
   t.hardware = r.hardware;
-  MRD_USER_CHECK(r.layout_rewrite_option == 0 || r.layout_rewrite_option == 1, "layout_rewrite_option ",
-                 r.layout_rewrite_option, " (rewrite for pre-transformed weights) is not supported: use 0 or 1");
+  MRD_USER_CHECK(r.layout_rewrite_option >= 0 && r.layout_rewrite_option <= 2, "layout_rewrite_option ",
+                 r.layout_rewrite_option, " is not one of TVM's: 0, 1 or 2");
   t.layout_rewrite_option = r.layout_rewrite_option;
   return t;
 }

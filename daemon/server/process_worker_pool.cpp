@@ -231,7 +231,9 @@ void ProcessWorkerPool::submit(Job job, JobDone done) {
   uint64_t sent_before = w->link.task_bytes_sent();
   std::string frame = w->link.start_job(next_job_id_++, job);
   traffic_.bytes += w->link.task_bytes_sent() - sent_before;
-  double timeout = job.phase == Phase::Build ? job.options.build_timeout : job.options.run_timeout;
+  double timeout = job.phase == Phase::Build ? job.options.build_timeout
+                                              : job.options.run_timeout +
+                                                    (job.options.check_correctness ? measure::kCorrectnessCheckSeconds : 0);
   std::weak_ptr<Worker> weak = w;
   uint64_t id = w->link.job_id();
   w->timer.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(

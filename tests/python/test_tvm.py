@@ -399,3 +399,33 @@ def test_meta_schedule_is_refused_saying_why():
         with pytest.raises(MetaScheduleNotSupported, match="auto_scheduler"):
             cls()
     assert issubclass(MetaScheduleNotSupported, NotImplementedError)
+
+
+def test_a_relay_networks_tasks_measure_with_their_weights_pre_transformed(daemon):
+    """auto_scheduler.extract_tasks gives a network's tasks layout_rewrite_option 2 (TVM
+    re-lays the weights out once, before the network runs): measurerd passes each candidate its
+    layout-free weights in the layout that candidate's schedule gives them, and TVM's sampled
+    states of a conv2d and a dense, so fed, compute what the workloads compute."""
+    from tvm import relay
+    data = relay.var("data", shape=(1, 14, 14, 16))
+    weight = relay.var("weight", shape=(3, 3, 16, 32))
+    conv = relay.nn.relu(relay.nn.conv2d(data, weight, padding=(1, 1), channels=32, kernel_size=(3, 3),
+                                         data_layout="NHWC", kernel_layout="HWIO"))
+    flat = relay.reshape(relay.nn.global_avg_pool2d(conv, layout="NHWC"), (1, 32))
+    dense_w = relay.var("dense_w", shape=(10, 32))
+    net = relay.Function([data, weight, dense_w], relay.nn.dense(flat, dense_w))
+    rng = np.random.default_rng(3)
+    params = {"weight": rng.standard_normal((3, 3, 16, 32)).astype("float32"),
+              "dense_w": rng.standard_normal((10, 32)).astype("float32")}
+    tasks, _ = auto_scheduler.extract_tasks(tvm.IRModule.from_expr(net), params, TARGET,
+                                            hardware_params=ONE_CORE)
+    rewritten = [t for t in tasks if int(t.layout_rewrite_option) == 2
+                 and ("conv2d" in t.desc or "dense" in t.desc)]
+    assert len(rewritten) >= 2, [(t.desc, int(t.layout_rewrite_option)) for t in tasks]
+    runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
+    for task in rewritten:
+        policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=2)
+        states = [task.compute_dag.get_init_state()] + list(policy.sample_initial_population())[:5]
+        results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
+        assert [int(r.error_no) for r in results] == [0] * len(states), \
+            (task.desc, [str(r.error_msg) for r in results])

@@ -140,8 +140,8 @@ def task_to_binary(t: Task) -> bytes:
         raise ValueError("target of %d bytes exceeds %d" % (len(target), MAX_TARGET_BYTES))
     h = t.hardware
     w = workload_to_binary(t.workload)
-    if t.layout_rewrite_option not in (0, 1):
-        raise ValueError("layout_rewrite_option %r: measurerd supports 0 and 1" % (t.layout_rewrite_option,))
+    if t.layout_rewrite_option not in (0, 1, 2):
+        raise ValueError("layout_rewrite_option %r: TVM's are 0, 1 and 2" % (t.layout_rewrite_option,))
     return b"".join([b"MRDT", b"\x02", struct.pack("<I", len(target)), target,
                      struct.pack("<iii", h.num_cores, h.vector_unit_bytes, h.cache_line_bytes),
                      bytes([t.layout_rewrite_option]), struct.pack("<Q", len(w)), w])

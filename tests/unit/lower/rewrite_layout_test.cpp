@@ -111,3 +111,85 @@ TEST_CASE("rewrite_layout: rewritten dense and batch_matmul states compute the w
     }
   }
 }
+
+namespace {
+
+/// `data` (row-major in `shape`'s original layout) in the layout `in` describes, computed
+/// here index by index: new element ax is data[sum(ax[i] * source_strides[i])].
+std::vector<double> relaid_out(const std::vector<double>& data, const lower::PreTransformedInput& in) {
+  int64_t n = 1;
+  for (int64_t e : in.shape) n *= e;
+  std::vector<double> out(static_cast<size_t>(n));
+  for (int64_t flat = 0; flat < n; ++flat) {
+    int64_t rest = flat, from = 0;
+    for (int i = static_cast<int>(in.shape.size()) - 1; i >= 0; --i) {
+      from += (rest % in.shape[i]) * in.source_strides[i];
+      rest /= in.shape[i];
+    }
+    out[static_cast<size_t>(flat)] = data.at(static_cast<size_t>(from));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("rewrite_layout, pre-transformed: dense's weight is an argument in TVM's new layout", "[lower]") {
+  // layout_rewrite_option 2 (TVM's Relay integration): no transform stage, the placeholder
+  // itself takes the shape that option 1 gives the transform stage, and the steps stay.
+  json rec = record("dense_bias_relu", 6);
+  dag::ComputeDAG dag = dag_of(rec);
+  std::vector<schedule::Step> steps = schedule::steps_from_json(rec["i"][1][1]);
+  auto r = lower::rewrite_layout(dag, steps, lower::LayoutRewriteMode::PreTransformed);
+  REQUIRE(r.has_value());
+  CHECK(transform_op(r->tensors) == nullptr);
+  CHECK(r->steps.size() == steps.size());
+  REQUIRE(r->pretransformed.size() == 1);
+  const lower::PreTransformedInput& in = r->pretransformed[0];
+  REQUIRE(in.tensor_index < r->tensors.size());
+  const ir::Tensor& w = r->tensors[in.tensor_index];
+  CHECK(w->is_placeholder());
+  CHECK(w->name == dag.tensors()[in.tensor_index]->name);
+  CHECK(w->shape == std::vector<int64_t>{12, 1, 1, 4, 1, 16, 4});
+  CHECK(in.shape == w->shape);
+  // The tensor list keeps its order: every other tensor is the workload's own.
+  REQUIRE(r->tensors.size() == dag.tensors().size());
+  for (size_t i = 0; i < r->tensors.size(); ++i) {
+    if (i != in.tensor_index && dag.tensors()[i]->is_placeholder()) CHECK(r->tensors[i].op().get() == dag.tensors()[i].op().get());
+  }
+}
+
+TEST_CASE("rewrite_layout, pre-transformed: states fed re-laid-out weights compute the workload", "[lower]") {
+  for (std::string name : {"dense_bias_relu", "batch_matmul"}) {
+    for (size_t state : {1, 4, 9, 12}) {
+      INFO(name << " state " << state);
+      json rec = record(name, state);
+      dag::ComputeDAG dag = dag_of(rec);
+      std::vector<schedule::Step> steps = schedule::steps_from_json(rec["i"][1][1]);
+      auto r = lower::rewrite_layout(dag, steps, lower::LayoutRewriteMode::PreTransformed);
+      REQUIRE(r.has_value());
+      REQUIRE_FALSE(r->pretransformed.empty());
+      ir::PrimFunc f = lower::lower(dag, steps, lower::Backend::LLVM, lower::LayoutRewrite::RewriteForPreTransformed);
+      // The workload's inputs; the function gets the rewritten ones re-laid out, as TVM's
+      // Relay build passes them, and must compute what the workload computes from the others.
+      std::vector<interp::HostTensor> inputs, relaid;
+      for (size_t i = 0; i < dag.tensors().size(); ++i) {
+        const ir::Tensor& t = dag.tensors()[i];
+        if (!t->is_placeholder()) continue;
+        inputs.push_back(interp::make_reference_input(*t.op()));
+        relaid.push_back(inputs.back());
+        for (const lower::PreTransformedInput& in : r->pretransformed) {
+          if (in.tensor_index == i) relaid.back().data = relaid_out(inputs.back().data, in);
+        }
+      }
+      std::vector<interp::HostTensor> want = interp::evaluate(dag, inputs);
+      std::vector<std::vector<double>> got = lower::testing::run_lowered(dag, f, relaid);
+      REQUIRE(got.size() == want.size());
+      for (size_t k = 0; k < got.size(); ++k) {
+        REQUIRE(got[k].size() == want[k].data.size());
+        size_t bad = 0;
+        for (size_t e = 0; e < got[k].size(); ++e) bad += !(std::fabs(got[k][e] - want[k].data[e]) <= 1e-4);
+        CHECK(bad == 0);
+      }
+    }
+  }
+}

@@ -428,3 +428,62 @@ TEST_CASE("pipeline: a candidate that writes into an input leaves the next one f
   INFO(next.error_msg);
   CHECK(next.error_no == MeasureErrorNo::NoError);
 }
+
+TEST_CASE("pipeline: under layout_rewrite_option 2 the kernel takes its weight re-laid out and matches") {
+  // A Relay task's option: TVM passes the layout-free weight already in the layout that the
+  // schedule gives it. The run re-lays the task's weight out for the candidate, so the check
+  // against the reference (computed from the workload's own layout) passes only if the
+  // kernel reads the layout that lowering gave it and the run fed it that layout.
+  Task t;
+  t.workload = registry::FunctionWorkload{"dense_bias_relu", {int64_t(16), int64_t(64), int64_t(48)}};
+  t.layout_rewrite_option = 2;
+  const char* steps =
+      R"([["CI", 4], ["SP", 2, 0, 16, [16, 1, 1], 1], ["SP", 2, 4, 48, [1, 1, 4], 1], ["SP", 2, 8, 64, [16], 1],)"
+      R"( ["RE", 2, [0, 4, 1, 5, 8, 2, 6, 9, 3, 7]], ["FSP", 5, 0, 1, 1], ["FSP", 5, 2, 2, 1], ["RE", 5, [0, 2, 1, 3]],)"
+      R"( ["CA", 2, 5, 1], ["FU", 5, [0, 1]], ["AN", 5, 0, 3], ["PR", 2, 0, "auto_unroll_max_step$0"],)"
+      R"( ["AN", 2, 9, 2], ["AN", 5, 2, 2]])";
+  for (std::string target : {"llvm -keys=cpu -mcpu=znver3", "c"}) {
+    INFO(target);
+    t.target = target;
+    MeasureResult r = measure_one(t, steps, quick());
+    INFO(r.error_msg);
+    CHECK(r.error_no == MeasureErrorNo::NoError);
+    // The same kernel fed the weight in the workload's layout computes something else.
+    BuildOutput b = build_candidate(t, steps, quick(), config());
+    REQUIRE(b.result.error_no == MeasureErrorNo::NoError);
+    Task as_option_0 = t;
+    as_option_0.layout_rewrite_option = 0;
+    CHECK(run_candidate(as_option_0, steps, b.artifact, quick()).error_no == MeasureErrorNo::WrongAnswer);
+  }
+}
+
+TEST_CASE("pipeline: the check lets a big output's rounding tail through, and nothing further") {
+  // 128 x 128 outputs: 16384 / kRoundingTailPerElements = 1 element may miss the tolerance by
+  // up to kRoundingTailFactor times it (a Winograd transform's rounding does that); a second
+  // one, or one that misses by more, is a wrong answer.
+  Task t = matmul(128, 8, 128, "c");
+  REQUIRE(measure_one(t, "[]", quick()).error_no == MeasureErrorNo::NoError);
+  auto kernel = [](const std::string& name, const std::string& off) {
+    return hand_kernel(name,
+                       "for (int i = 0; i < 128; ++i) for (int j = 0; j < 128; ++j) {\n"
+                       "    float s = 0; for (int k = 0; k < 8; ++k) s += A[i * 8 + k] * B[k * 128 + j];\n"
+                       "    C[i * 128 + j] = s; }\n"
+                       "  #define MISS(i, f) C[i] += (f) * (1e-4f + 1e-3f * (C[i] < 0 ? -C[i] : C[i]))\n  " + off);
+  };
+  auto error_of = [&](const std::string& name, const std::string& off) {
+    MeasureResult r = run_candidate(t, "[]", kernel(name, off), quick());
+    INFO(name << ": " << r.error_msg);
+    return r.error_no;
+  };
+  CHECK(error_of("tail-one", "MISS(100, 3);") == MeasureErrorNo::NoError);
+  CHECK(error_of("tail-two", "MISS(100, 3); MISS(7000, 3);") == MeasureErrorNo::WrongAnswer);
+  CHECK(error_of("tail-far", "MISS(100, 30);") == MeasureErrorNo::WrongAnswer);
+  // A small output has no tail.
+  Task small = matmul(16, 16, 16, "c");
+  REQUIRE(measure_one(small, "[]", quick()).error_no == MeasureErrorNo::NoError);
+  std::string one = hand_kernel("small-tail-one",
+                                "for (int i = 0; i < 16; ++i) for (int j = 0; j < 16; ++j) {\n"
+                                "    float s = 0; for (int k = 0; k < 16; ++k) s += A[i * 16 + k] * B[k * 16 + j];\n"
+                                "    C[i * 16 + j] = s; }\n  C[3] += 3 * (1e-4f + 1e-3f * (C[3] < 0 ? -C[3] : C[3]));");
+  CHECK(run_candidate(small, "[]", one, quick()).error_no == MeasureErrorNo::WrongAnswer);
+}
