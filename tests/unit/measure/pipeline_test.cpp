@@ -82,6 +82,14 @@ std::string hand_kernel(const std::string& name, const std::string& body) {
   return so;
 }
 
+// The body of a hand kernel computing C = A * B for matmul(n, l, m), plainly.
+std::string matmul_body(int n, int l, int m) {
+  std::string N = std::to_string(n), L = std::to_string(l), M = std::to_string(m);
+  return "for (int i = 0; i < " + N + "; ++i) for (int j = 0; j < " + M + "; ++j) {\n"
+         "    float s = 0; for (int k = 0; k < " + L + "; ++k) s += A[i * " + L + " + k] * B[k * " + M + " + j];\n"
+         "    C[i * " + M + " + j] = s; }\n  ";
+}
+
 const char* kTiled =
     R"([["SP", 2, 0, 48, [2, 4], 1], ["SP", 2, 3, 40, [8], 1], ["SP", 2, 5, 32, [4], 1],)"
     R"( ["RE", 2, [0, 3, 5, 1, 6, 2, 4]], ["FU", 2, [0, 1]], ["AN", 2, 0, 3], ["AN", 2, 5, 2],)"
@@ -417,10 +425,7 @@ TEST_CASE("pipeline: a candidate that writes into an input leaves the next one f
   Task t = matmul(16, 16, 16, "c");
   REQUIRE(measure_one(t, "[]", quick()).error_no == MeasureErrorNo::NoError);
   // Writes the right product into C, then changes A for whoever comes next.
-  std::string vandal = hand_kernel("writes-input",
-                                   "for (int i = 0; i < 16; ++i) for (int j = 0; j < 16; ++j) {\n"
-                                   "    float s = 0; for (int k = 0; k < 16; ++k) s += A[i * 16 + k] * B[k * 16 + j];\n"
-                                   "    C[i * 16 + j] = s; }\n  A[0] += 1.0f;");
+  std::string vandal = hand_kernel("writes-input", matmul_body(16, 16, 16) + "A[0] += 1.0f;");
   MeasureResult r = run_candidate(t, "[]", vandal, quick());
   INFO(r.error_msg);
   CHECK(r.error_no == MeasureErrorNo::WrongAnswer);  // its own later calls saw the changed A
@@ -463,27 +468,20 @@ TEST_CASE("pipeline: the check lets a big output's rounding tail through, and no
   // one, or one that misses by more, is a wrong answer.
   Task t = matmul(128, 8, 128, "c");
   REQUIRE(measure_one(t, "[]", quick()).error_no == MeasureErrorNo::NoError);
-  auto kernel = [](const std::string& name, const std::string& off) {
-    return hand_kernel(name,
-                       "for (int i = 0; i < 128; ++i) for (int j = 0; j < 128; ++j) {\n"
-                       "    float s = 0; for (int k = 0; k < 8; ++k) s += A[i * 8 + k] * B[k * 128 + j];\n"
-                       "    C[i * 128 + j] = s; }\n"
-                       "  #define MISS(i, f) C[i] += (f) * (1e-4f + 1e-3f * (C[i] < 0 ? -C[i] : C[i]))\n  " + off);
-  };
-  auto error_of = [&](const std::string& name, const std::string& off) {
-    MeasureResult r = run_candidate(t, "[]", kernel(name, off), quick());
+  // Kernel `name` computes the product, then moves some elements off by factors of the tolerance.
+  auto error_of = [](const Task& task, const std::string& name, const std::string& off) {
+    const auto& a = std::get<registry::FunctionWorkload>(task.workload).args;
+    std::string body = matmul_body(int(std::get<int64_t>(a[0])), int(std::get<int64_t>(a[1])), int(std::get<int64_t>(a[2])));
+    std::string miss = "#define MISS(i, f) C[i] += (f) * (1e-4f + 1e-3f * (C[i] < 0 ? -C[i] : C[i]))\n  ";
+    MeasureResult r = run_candidate(task, "[]", hand_kernel(name, body + miss + off), quick());
     INFO(name << ": " << r.error_msg);
     return r.error_no;
   };
-  CHECK(error_of("tail-one", "MISS(100, 3);") == MeasureErrorNo::NoError);
-  CHECK(error_of("tail-two", "MISS(100, 3); MISS(7000, 3);") == MeasureErrorNo::WrongAnswer);
-  CHECK(error_of("tail-far", "MISS(100, 30);") == MeasureErrorNo::WrongAnswer);
+  CHECK(error_of(t, "tail-one", "MISS(100, 3);") == MeasureErrorNo::NoError);
+  CHECK(error_of(t, "tail-two", "MISS(100, 3); MISS(7000, 3);") == MeasureErrorNo::WrongAnswer);
+  CHECK(error_of(t, "tail-far", "MISS(100, 30);") == MeasureErrorNo::WrongAnswer);
   // A small output has no tail.
   Task small = matmul(16, 16, 16, "c");
   REQUIRE(measure_one(small, "[]", quick()).error_no == MeasureErrorNo::NoError);
-  std::string one = hand_kernel("small-tail-one",
-                                "for (int i = 0; i < 16; ++i) for (int j = 0; j < 16; ++j) {\n"
-                                "    float s = 0; for (int k = 0; k < 16; ++k) s += A[i * 16 + k] * B[k * 16 + j];\n"
-                                "    C[i * 16 + j] = s; }\n  C[3] += 3 * (1e-4f + 1e-3f * (C[3] < 0 ? -C[3] : C[3]));");
-  CHECK(run_candidate(small, "[]", one, quick()).error_no == MeasureErrorNo::WrongAnswer);
+  CHECK(error_of(small, "small-tail-one", "MISS(3, 3);") == MeasureErrorNo::WrongAnswer);
 }
