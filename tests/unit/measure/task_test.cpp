@@ -135,3 +135,20 @@ TEST_CASE("task file: read whole, with a missing file and the size limit named")
   std::ofstream(big) << std::string(kMaxTaskFileBytes + 1, ' ');
   CHECK_THROWS_WITH(read_task_file_text(big), Catch::Contains("is larger than 67108864 bytes"));
 }
+
+TEST_CASE("task: layout_rewrite_option is one of TVM's 0, 1 and 2, in bytes and in task files") {
+  Task t = matmul_task();
+  for (int option : {0, 1, 2}) {
+    t.layout_rewrite_option = option;
+    CHECK(task_from_binary(task_to_binary(t)).layout_rewrite_option == option);
+  }
+  // Its byte follows the magic, the version, the target and the three hardware parameters.
+  std::string bytes = task_to_binary(t);
+  size_t at = 4 + 1 + 4 + t.target.size() + 3 * 4;
+  REQUIRE(bytes[at] == 2);
+  bytes[at] = 3;
+  CHECK_THROWS_AS(task_from_binary(bytes), serialize::DecodeError);
+  std::string w = R"("workload": {"function": "matmul", "args": [8, 8, 8, "float32"]}, "states": [])";
+  CHECK(parse_task_file("{" + w + R"(, "layout_rewrite_option": 2})").task.layout_rewrite_option == 2);
+  CHECK(error_of("{" + w + R"(, "layout_rewrite_option": 3})").find("layout_rewrite_option") != std::string::npos);
+}
