@@ -108,13 +108,9 @@ ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend) {
 
 ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps, Backend backend,
                    LayoutRewrite layout_rewrite) {
-  if (layout_rewrite != LayoutRewrite::None) {
-    LayoutRewriteMode mode = layout_rewrite == LayoutRewrite::InsertTransformStage ? LayoutRewriteMode::InsertTransformStage
-                                                                                   : LayoutRewriteMode::PreTransformed;
-    if (std::optional<RewrittenLayout> r = rewrite_layout(dag, steps, mode)) {
-      spdlog::debug("lower: after rewrite_layout: {} steps", r->steps.size());
-      return finish_lowering(lower(dag::ComputeDAG(r->tensors), r->steps), backend);
-    }
+  if (std::optional<RewrittenLayout> r = rewrite_layout(dag, steps, layout_rewrite)) {
+    spdlog::debug("lower: after rewrite_layout: {} steps", r->steps.size());
+    return finish_lowering(lower(dag::ComputeDAG(r->tensors), r->steps), backend);
   }
   return finish_lowering(lower(dag, steps), backend);
 }

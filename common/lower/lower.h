@@ -5,6 +5,7 @@
 
 #include "common/dag/compute_dag.h"
 #include "common/ir/stmt.h"
+#include "common/lower/rewrite_layout.h"
 #include "common/schedule/transform_steps.h"
 
 namespace mrd::lower {
@@ -24,12 +25,6 @@ ir::PrimFunc lower(const dag::ComputeDAG& dag, const std::vector<schedule::Step>
 /// kMaxUnrolledStoresC stores, lift_guards, hoist_guard_bounds (vectorized loops stay loops:
 /// the C printer plans them itself).
 ir::PrimFunc finish_lowering(ir::PrimFunc f, Backend backend);
-
-/// TVM's LayoutRewriteOption: 0 no rewrite, 1 insert a layout transform stage
-/// (rewrite_layout.h), TVM's default for llvm targets, 2 the layout-free placeholders are
-/// arguments in the new layout already (TVM's Relay integration: the network's weights are
-/// re-laid out before it runs).
-enum class LayoutRewrite { None = 0, InsertTransformStage = 1, RewriteForPreTransformed = 2 };
 
 /// rewrite_layout() when asked and the workload has layout-free placeholders, lower(), then
 /// finish_lowering().

@@ -172,8 +172,9 @@ void shift_stage_ids(std::vector<schedule::Step>& steps, int from) {
 }  // namespace
 
 std::optional<RewrittenLayout> rewrite_layout(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps,
-                                              LayoutRewriteMode mode) {
-  const bool pretransformed = mode == LayoutRewriteMode::PreTransformed;
+                                              LayoutRewrite option) {
+  if (option == LayoutRewrite::None) return std::nullopt;
+  const bool pretransformed = option == LayoutRewrite::RewriteForPreTransformed;
   // As TVM's ApplySteps: the initial state (no steps) keeps its layout.
   bool any = false;
   for (const Operation& op : dag.ops()) any |= !op->layout_free_placeholders.empty();
@@ -227,11 +228,17 @@ std::optional<RewrittenLayout> rewrite_layout(const dag::ComputeDAG& dag, const 
       for (size_t i = 0; i < layout.shape.size(); ++i) {
         axis.push_back(IterVar{Var("ax" + std::to_string(i)), 0, layout.shape[i], IterKind::DataPar});
       }
+      // The read of p for each new index, and (option 2) each new axis' stride in p's flat data.
+      std::vector<int64_t> row(p->shape.size(), 1);
+      for (int d = static_cast<int>(p->shape.size()) - 2; d >= 0; --d) row[d] = row[d + 1] * p->shape[d + 1];
       std::vector<Expr> access;
-      for (AxisKey k : *orig) {
+      std::vector<int64_t> source_strides(layout.shape.size(), 0);
+      for (size_t d = 0; d < orig->size(); ++d) {
         Expr e = IntImmNode::make(DType::Int32, 0);
         for (size_t i = 0; i < layout.axes.size(); ++i) {
-          if (layout.axes[i] == k) e = e + axis[i].var * IntImmNode::make(DType::Int32, stride[i]);
+          if (layout.axes[i] != (*orig)[d]) continue;
+          e = e + axis[i].var * IntImmNode::make(DType::Int32, stride[i]);
+          source_strides[i] += stride[i] * row[d];
         }
         access.push_back(e);
       }
@@ -295,14 +302,7 @@ std::optional<RewrittenLayout> rewrite_layout(const dag::ComputeDAG& dag, const 
         MRD_CHECK(in.tensor_index < current->tensors().size(), "rewrite_layout: ", p->name,
                   " is not one of the workload's tensors");
         in.shape = layout.shape;
-        std::vector<int64_t> row(p->shape.size(), 1);
-        for (int d = static_cast<int>(p->shape.size()) - 2; d >= 0; --d) row[d] = row[d + 1] * p->shape[d + 1];
-        in.source_strides.assign(layout.shape.size(), 0);
-        for (size_t d = 0; d < orig->size(); ++d) {
-          for (size_t i = 0; i < layout.axes.size(); ++i) {
-            if (layout.axes[i] == (*orig)[d]) in.source_strides[i] += stride[i] * row[d];
-          }
-        }
+        in.source_strides = std::move(source_strides);
         out.pretransformed.push_back(std::move(in));
       }
       out.tensors = rebuild(*current, replaced);

@@ -39,12 +39,14 @@ struct RewrittenLayout {
   std::vector<PreTransformedInput> pretransformed;  ///< option 2 only
 };
 
-/// How the layout-free placeholders are re-laid out: TVM's options 1 and 2.
-enum class LayoutRewriteMode { InsertTransformStage, PreTransformed };
+/// TVM's LayoutRewriteOption: 0 no rewrite, 1 insert a layout transform stage, TVM's
+/// default for llvm targets, 2 the layout-free placeholders are arguments in the new layout
+/// already (TVM's Relay integration: the network's weights are re-laid out before it runs).
+enum class LayoutRewrite { None = 0, InsertTransformStage = 1, RewriteForPreTransformed = 2 };
 
-/// The rewritten workload, or nullopt when there are no steps (as in TVM) or no stage has a
-/// layout-free placeholder to rewrite.
+/// The rewritten workload, or nullopt for LayoutRewrite::None, when there are no steps (as in
+/// TVM) or when no stage has a layout-free placeholder to rewrite.
 std::optional<RewrittenLayout> rewrite_layout(const dag::ComputeDAG& dag, const std::vector<schedule::Step>& steps,
-                                              LayoutRewriteMode mode = LayoutRewriteMode::InsertTransformStage);
+                                              LayoutRewrite option = LayoutRewrite::InsertTransformStage);
 
 }  // namespace mrd::lower

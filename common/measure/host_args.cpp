@@ -25,7 +25,13 @@ void fill_from(void* dst, int64_t n, interp::InputValues& values) {
 
 }  // namespace
 
-void HostArgs::Free::operator()(void* p) const { std::free(p); }
+void FreeArgument::operator()(void* p) const { std::free(p); }
+
+ArgumentBuffer allocate_argument(uint64_t bytes, size_t pos) {
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!p) throw std::runtime_error(str_cat("cannot allocate ", bytes, " bytes for argument ", pos));
+  return ArgumentBuffer(p);
+}
 
 HostArgs::HostArgs(const dag::ComputeDAG& dag) {
   uint64_t total = 0;
@@ -46,9 +52,8 @@ HostArgs::HostArgs(const dag::ComputeDAG& dag) {
   }
   for (size_t pos = 0; pos < dag.tensors().size(); ++pos) {
     const ir::Tensor& t = dag.tensors()[pos];
-    void* p = std::aligned_alloc(64, (bytes_[pos] + 63) / 64 * 64);
-    if (!p) throw std::runtime_error(str_cat("cannot allocate ", bytes_[pos], " bytes for argument ", pos));
-    buffers_.emplace_back(p);
+    buffers_.push_back(allocate_argument(bytes_[pos], pos));
+    void* p = buffers_.back().get();
     pointers_.push_back(p);
     spdlog::debug("argument {}: {} bytes at {} (page offset {})", pos, bytes_[pos], p,
                   reinterpret_cast<uintptr_t>(p) % 4096);

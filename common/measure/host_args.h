@@ -20,6 +20,16 @@ namespace mrd::measure {
 /// Largest total argument size a run allocates.
 inline constexpr uint64_t kMaxArgumentBytes = 16ull << 30;
 
+/// A 64-byte aligned argument buffer, freed with std::free.
+struct FreeArgument {
+  void operator()(void* p) const;
+};
+using ArgumentBuffer = std::unique_ptr<void, FreeArgument>;
+
+/// `bytes` (rounded up to 64) for argument `pos`. Throws std::runtime_error when the
+/// allocation fails.
+ArgumentBuffer allocate_argument(uint64_t bytes, size_t pos);
+
 class HostArgs {
  public:
   /// Throws std::runtime_error when the arguments are too large or cannot be allocated.
@@ -51,10 +61,7 @@ class HostArgs {
   bool inputs_unchanged() const;
 
  private:
-  struct Free {
-    void operator()(void* p) const;
-  };
-  std::vector<std::unique_ptr<void, Free>> buffers_;
+  std::vector<ArgumentBuffer> buffers_;
   std::vector<void*> pointers_;
   std::vector<ir::DType> dtypes_;
   std::vector<int64_t> elements_;

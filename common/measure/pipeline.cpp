@@ -156,24 +156,27 @@ std::string compare_outputs(const dag::ComputeDAG& dag, const HostArgs& args,
     MRD_CHECK(int64_t(ref.data.size()) == args.elements(pos), "reference output size mismatch");
     Tolerance tol = correctness_tolerance(ref.dtype);
     const bool is_float = ir::is_float(ref.dtype);
-    int64_t bad = 0, first = -1, tail = 0;
+    int64_t bad = 0, tail = 0, first_bad = -1, first_tail = -1;
     for (int64_t i = 0; i < args.elements(pos); ++i) {
       double got = args.value(pos, i), exp = ref.data[i];
-      if (is_float ? (std::isnan(exp) ? std::isnan(got) : std::fabs(got - exp) <= tol.atol + tol.rtol * std::fabs(exp))
-                   : got == exp) {
-        continue;
-      }
-      // NaN against a number is never in the tail.
-      bool near = is_float && !std::isnan(exp) &&
-                  std::fabs(got - exp) <= kRoundingTailFactor * (tol.atol + tol.rtol * std::fabs(exp));
-      if (near) {
-        ++tail;
+      bool ok = false, near = false;  // near: in rounding's tail
+      if (!is_float) {
+        ok = got == exp;
+      } else if (std::isnan(exp)) {
+        ok = std::isnan(got);
       } else {
-        ++bad;
+        // A NaN got fails both comparisons.
+        double off = std::fabs(got - exp), bound = tol.atol + tol.rtol * std::fabs(exp);
+        ok = off <= bound;
+        near = off <= kRoundingTailFactor * bound;
       }
-      if (first < 0 || (!near && bad == 1)) first = i;
+      if (ok) continue;
+      int64_t& first = near ? first_tail : first_bad;
+      if (first < 0) first = i;
+      ++(near ? tail : bad);
     }
     if (tail > args.elements(pos) / kRoundingTailPerElements) bad += tail;
+    int64_t first = first_bad >= 0 ? first_bad : first_tail;
     if (bad > 0) {
       return str_cat(bad, " of ", args.elements(pos), " elements of output ", o, " differ from the reference; first at flat index ",
                      first, ": got ", args.value(pos, first), ", expected ", ref.data[first]);
@@ -187,7 +190,7 @@ std::string compare_outputs(const dag::ComputeDAG& dag, const HostArgs& args,
 std::optional<PreTransformedArgs> pretransformed_args(const dag::ComputeDAG& dag, const std::string& steps_json,
                                                       const HostArgs& args) {
   std::vector<schedule::Step> steps = schedule::steps_from_json(nlohmann::json::parse(steps_json));
-  auto r = lower::rewrite_layout(dag, steps, lower::LayoutRewriteMode::PreTransformed);
+  auto r = lower::rewrite_layout(dag, steps, lower::LayoutRewrite::RewriteForPreTransformed);
   if (!r || r->pretransformed.empty()) return std::nullopt;
   return std::optional<PreTransformedArgs>(std::in_place, args, r->pretransformed);
 }

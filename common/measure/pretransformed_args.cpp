@@ -12,25 +12,20 @@ namespace {
 
 /// dst[new flat index of ax] = src[sum(ax[i] * strides[i])] for every ax of `shape`, row-major.
 void relayout(const char* src, char* dst, size_t elem, const std::vector<int64_t>& shape,
-              const std::vector<int64_t>& strides) {
-  const size_t rank = shape.size();
-  std::vector<int64_t> ax(rank, 0);
+              const std::vector<int64_t>& strides, int64_t elements) {
+  std::vector<int64_t> ax(shape.size(), 0);
   int64_t from = 0;
-  for (int64_t to = 0;; ++to) {
+  for (int64_t to = 0; to < elements; ++to) {
     std::memcpy(dst + to * elem, src + from * elem, elem);
     // The next index, last axis fastest, keeping the source offset in step.
-    size_t d = rank;
-    while (d > 0) {
-      --d;
+    for (size_t d = shape.size(); d-- > 0;) {
       if (++ax[d] < shape[d]) {
         from += strides[d];
         break;
       }
       from -= strides[d] * (shape[d] - 1);
       ax[d] = 0;
-      if (d == 0) return;
     }
-    if (rank == 0) return;
   }
 }
 
@@ -53,21 +48,18 @@ PreTransformedArgs::PreTransformedArgs(const HostArgs& args,
       throw std::runtime_error(str_cat("the rewritten layout of argument ", pos,
                                        " does not cover its ", args.elements(pos), " elements"));
     }
-    uint64_t bytes = args.bytes(pos);
-    void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!p)
-      throw std::runtime_error(
-          str_cat("cannot allocate ", bytes, " bytes for the re-laid-out argument ", pos));
-    copies_.emplace_back(p);
-    copy_bytes_.push_back(bytes);
+    Copy copy{allocate_argument(args.bytes(pos), pos), args.bytes(pos)};
+    void* p = copy.data.get();
     relayout(static_cast<const char*>(args.pointers()[pos]), static_cast<char*>(p),
-             static_cast<size_t>(ir::dtype_bytes(args.dtype(pos))), in.shape, in.source_strides);
+             static_cast<size_t>(ir::dtype_bytes(args.dtype(pos))), in.shape, in.source_strides,
+             elements);
+    copies_.push_back(std::move(copy));
     pointers_[pos] = p;
   }
 }
 
 void PreTransformedArgs::flush() const {
-  for (size_t i = 0; i < copies_.size(); ++i) flush_from_caches(copies_[i].get(), copy_bytes_[i]);
+  for (const Copy& c : copies_) flush_from_caches(c.data.get(), c.bytes);
 }
 
 }  // namespace mrd::measure

@@ -6,8 +6,6 @@
 // passes the copies in their place.
 #pragma once
 
-#include <cstdlib>
-#include <memory>
 #include <vector>
 
 #include "common/lower/rewrite_layout.h"
@@ -27,11 +25,11 @@ class PreTransformedArgs {
   void flush() const;
 
  private:
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
+  struct Copy {
+    ArgumentBuffer data;
+    uint64_t bytes;
   };
-  std::vector<std::unique_ptr<void, Free>> copies_;
-  std::vector<uint64_t> copy_bytes_;
+  std::vector<Copy> copies_;
   std::vector<void*> pointers_;
 };
 

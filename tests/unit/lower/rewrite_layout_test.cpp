@@ -139,7 +139,7 @@ TEST_CASE("rewrite_layout, pre-transformed: dense's weight is an argument in TVM
   json rec = record("dense_bias_relu", 6);
   dag::ComputeDAG dag = dag_of(rec);
   std::vector<schedule::Step> steps = schedule::steps_from_json(rec["i"][1][1]);
-  auto r = lower::rewrite_layout(dag, steps, lower::LayoutRewriteMode::PreTransformed);
+  auto r = lower::rewrite_layout(dag, steps, lower::LayoutRewrite::RewriteForPreTransformed);
   REQUIRE(r.has_value());
   CHECK(transform_op(r->tensors) == nullptr);
   CHECK(r->steps.size() == steps.size());
@@ -165,7 +165,7 @@ TEST_CASE("rewrite_layout, pre-transformed: states fed re-laid-out weights compu
       json rec = record(name, state);
       dag::ComputeDAG dag = dag_of(rec);
       std::vector<schedule::Step> steps = schedule::steps_from_json(rec["i"][1][1]);
-      auto r = lower::rewrite_layout(dag, steps, lower::LayoutRewriteMode::PreTransformed);
+      auto r = lower::rewrite_layout(dag, steps, lower::LayoutRewrite::RewriteForPreTransformed);
       REQUIRE(r.has_value());
       REQUIRE_FALSE(r->pretransformed.empty());
       ir::PrimFunc f = lower::lower(dag, steps, lower::Backend::LLVM, lower::LayoutRewrite::RewriteForPreTransformed);
