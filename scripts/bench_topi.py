@@ -7,7 +7,8 @@ For each workload: TVM's SketchPolicy (random cost model, --seed) samples --stat
 the initial state first. In each of --passes passes, TVM builds them all
 (LocalBuilder(n_parallel=2)), then each state is timed by TVM's LocalRunner and by measurerd
 right after one another (who goes first alternates); each side keeps its lowest mean per
-state. measurerd checks
+state. TVM's runner keeps one process for all of a workload's states, as for a batch of
+TVM's tuner (bench_lib/kept_runner.py says why). measurerd checks
 each result against its reference interpreter (check_correctness). Both sides use number 3,
 repeat 1, min_repeat_ms --min-repeat-ms, target llvm -mcpu=znver3, HardwareParams(1, 64, 64,
 0, 0, 0, 0, 0), layout_rewrite_option 1, TVM_NUM_THREADS=1.
@@ -42,6 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from bench_lib import stats  # noqa: E402
 from bench_lib.daemon import start_daemon  # noqa: E402
+from bench_lib.kept_runner import KeptProcessRunner  # noqa: E402
 
 TARGET = "llvm -mcpu=znver3"
 WITHIN = 1.5
@@ -247,8 +249,9 @@ def measure(task, args, runner):
     states = [task.compute_dag.get_init_state()] + list(
         policy.sample_initial_population())[:args.states - 1]
     inputs = [auto_scheduler.MeasureInput(task, s) for s in states]
-    local = auto_scheduler.LocalRunner(number=3, repeat=1, min_repeat_ms=args.min_repeat_ms,
-                                       timeout=20)
+    # One runner process for the workload's states, as for a batch (see bench_lib/kept_runner).
+    local = KeptProcessRunner(auto_scheduler.LocalRunner(
+        number=3, repeat=1, min_repeat_ms=args.min_repeat_ms, timeout=20))
     tvm_costs, our_costs, failures = [None] * len(inputs), [None] * len(inputs), []
     records = [None] * len(inputs)
 
@@ -267,10 +270,11 @@ def measure(task, args, runner):
         # TVM's runner deletes each built file once it ran it: a build per pass.
         built = auto_scheduler.LocalBuilder(n_parallel=2, timeout=30).build(inputs, verbose=0)
         for i, inp in enumerate(inputs):
-            sides = [("tvm", lambda: local.run([inp], [built[i]], verbose=0)[0], tvm_costs),
+            sides = [("tvm", lambda: local.run([inp], [built[i]])[0], tvm_costs),
                      ("measurerd", lambda: runner.measure([inp])[0], our_costs)]
             for side, run, costs in (sides if (i + p) % 2 == 0 else sides[::-1]):
                 keep(costs, i, side, run())
+    local.close()
     return tvm_costs, our_costs, sorted(set(failures)), records
 
 

@@ -108,6 +108,7 @@ class Session:
         from tvm.auto_scheduler.measure_record import load_record_from_string
 
         import tvm_workloads
+        from kept_runner import KeptProcessRunner
 
         self.tvm_version = tvm.__version__
         name = req["function"]
@@ -141,14 +142,14 @@ class Session:
         o = req["options"]
         self.builder = auto_scheduler.LocalBuilder(timeout=req["builder"]["timeout"],
                                                    n_parallel=req["builder"]["n_parallel"])
-        self.runner = auto_scheduler.LocalRunner(
+        # Runs of one state at a time keep one runner process, as a batch would.
+        self.runner = KeptProcessRunner(auto_scheduler.LocalRunner(
             timeout=req["runner"]["timeout"], number=o["number"], repeat=o["repeat"],
             min_repeat_ms=o["min_repeat_ms"], cooldown_interval=o["cooldown_interval"],
-            enable_cpu_cache_flush=o["enable_cpu_cache_flush"])
+            enable_cpu_cache_flush=o["enable_cpu_cache_flush"]))
         self.task = task
         self.build_results = []
         self.codegen_seconds = {}  # input position -> seconds of TVM's LLVM stage alone
-        self.worker = None  # the runner's process, kept across run() calls
 
     def build(self):
         if self.inputs:
@@ -204,7 +205,8 @@ class Session:
         return BuildResult(copy, br.args, br.error_no, br.error_msg, br.time_cost)
 
     def close(self):
-        """Removes the built libraries."""
+        """Stops the runner process and removes the built libraries."""
+        self.runner.close()
         for br in self.build_results:
             if br.error_no == 0 and br.filename:
                 shutil.rmtree(os.path.dirname(br.filename), ignore_errors=True)
@@ -214,21 +216,9 @@ class Session:
         LocalRunner.run call and fills their results."""
         if not positions:
             return
-        from tvm.auto_scheduler import measure as tvm_measure
-        from tvm.contrib.popen_pool import PopenWorker
-
         inputs = [self.inputs[k] for k in positions]
         builds = [self.runnable(self.build_results[k]) for k in positions]
-        # LocalRunner.run starts one runner process per call and times the whole batch in
-        # it; runs of one state at a time keep one process too, as a batch would.
-        if self.worker is None:
-            self.worker = PopenWorker()
-        started = tvm_measure.PopenWorker
-        tvm_measure.PopenWorker = lambda: self.worker
-        try:
-            measured = self.runner.run(inputs, builds, verbose=0)
-        finally:
-            tvm_measure.PopenWorker = started
+        measured = self.runner.run(inputs, builds)
         for k, br, mr in zip(positions, builds, measured):
             i = self.index[k]
             self.results[i] = {
