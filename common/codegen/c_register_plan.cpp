@@ -61,12 +61,24 @@ std::optional<int64_t> RegisterPromotion::admit(AffineIndex a, const ExprNode* l
   return offset;
 }
 
-bool fits_registers(const std::vector<const RegisterPromotion*>& promotions) {
-  int vregs = 0, sregs = 0;
+RegisterCount register_count(const std::vector<const RegisterPromotion*>& promotions) {
+  RegisterCount c;
   for (const RegisterPromotion* p : promotions) {
-    for (const auto& [off, chunk] : p->chunks()) ++(chunk.width > 0 ? vregs : sregs);
+    for (const auto& [off, chunk] : p->chunks()) ++(chunk.width > 0 ? c.vector : c.scalar);
   }
-  return vregs <= kMaxVectorRegisters && sregs <= kMaxScalarRegisters;
+  return c;
+}
+
+RegisterCount max_count(RegisterCount a, RegisterCount b) {
+  return {std::max(a.vector, b.vector), std::max(a.scalar, b.scalar)};
+}
+
+bool within_budget(RegisterCount c) {
+  return c.vector <= kMaxVectorRegisters && c.scalar <= kMaxScalarRegisters;
+}
+
+bool fits_registers(const std::vector<const RegisterPromotion*>& promotions) {
+  return within_budget(register_count(promotions));
 }
 
 bool fits_whole_scope(int64_t elements, DType t) { return elements * dtype_bytes(t) <= 64 * kMaxVectorRegisters; }

@@ -67,6 +67,18 @@ class RegisterPromotion {
   std::map<int64_t, RegisterChunk> chunks_;
 };
 
+/// Variables held in registers: vector ones and scalar ones.
+struct RegisterCount {
+  int64_t vector = 0, scalar = 0;
+};
+
+/// The variables the chunks of `promotions` take.
+RegisterCount register_count(const std::vector<const RegisterPromotion*>& promotions);
+/// Each kind's larger count.
+RegisterCount max_count(RegisterCount a, RegisterCount b);
+/// True when both counts are within the vector and scalar register budgets.
+bool within_budget(RegisterCount c);
+
 /// True when the chunks of `promotions` together fit the vector and scalar register budgets.
 bool fits_registers(const std::vector<const RegisterPromotion*>& promotions);
 

@@ -318,6 +318,49 @@ TEST_CASE("emit_c: a local buffer with constant indices becomes scalar variables
     }
 }
 
+// An unrolled loop over a register region: 8 copies of 32 scalar accumulators would be 256
+// variables, past the scalar register budget, so the loop gets no unroll pragma (GCC would
+// keep all 256 live across the k loop and vectorize it over them, for tens of seconds); the
+// kernel still computes the same values.
+TEST_CASE("emit_c: no unroll pragma over register regions past the register budget") {
+  const int rows = 3, depth = 5, copies = 8, width = 32, cols = copies * width;
+  auto in = BufferNode::make("in", DType::Float32, {rows, depth});
+  auto w = BufferNode::make("w", DType::Float32, {depth, cols});
+  auto out = BufferNode::make("out", DType::Float32, {rows, cols});
+  auto acc = BufferNode::make("acc.local", DType::Float32, {cols}, MemScope::Local);
+  Var i("i"), k("k"), u("u"), c("c"), r0("r0"), r1("r1");
+  Stmt init = ForNode::make(r0, 0, cols, ForKind::Serial, store(acc, r0, Expr(0.0f)));
+  Expr col = u * width + c;
+  Stmt upd = ForNode::make(
+      k, 0, depth, ForKind::Serial,
+      ForNode::make(u, 0, copies, ForKind::Unrolled,
+                    ForNode::make(c, 0, width, ForKind::Unrolled,
+                                  store(acc, col,
+                                        load(acc, col) +
+                                            load(in, i * depth + k) * load(w, k * cols + col)))));
+  Stmt out_st =
+      ForNode::make(r1, 0, cols, ForKind::Serial, store(out, i * cols + r1, load(acc, r1)));
+  Stmt body = ForNode::make(i, 0, rows, ForKind::Serial,
+                            AllocateNode::make(acc, SeqNode::make({init, upd, out_st})));
+  std::string src = emit_c_backend(PrimFunc{{in, w, out}, body});
+  INFO(src);
+  // The copies' 32 accumulators are scalar variables, the loop over them a plain loop.
+  CHECK(src.find("float r") != std::string::npos);
+  CHECK(src.find("GCC unroll") == std::string::npos);
+  auto kern = build(src);
+  Aligned<float> a(rows * depth), b(depth * cols), o(rows * cols);
+  for (int x = 0; x < rows * depth; ++x) a[x] = float((x * 7) % 11) - 5.0f;
+  for (int x = 0; x < depth * cols; ++x) b[x] = float((x * 5) % 9) - 4.0f;
+  void* args[] = {a.p, b.p, o.p};
+  REQUIRE(kern->entry(args) == 0);
+  for (int x = 0; x < rows; ++x)
+    for (int y = 0; y < cols; ++y) {
+      float want = 0;
+      for (int z = 0; z < depth; ++z) want += a[x * depth + z] * b[z * cols + y];
+      REQUIRE(o[x * cols + y] == want);
+    }
+}
+
 // The register tile of a tiled matmul: for each row block (serial ib) the accumulator rows
 // (unrolled ii) times 32 lanes (vectorized j) live in vector variables over the body of the k
 // loop, under a lane-invariant guard as TVM's bound checks produce; a lane-invariant operand
