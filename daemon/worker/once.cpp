@@ -9,6 +9,7 @@
 
 #include "common/dag/flop_count.h"
 #include "common/ir/printer.h"
+#include "common/measure/compiler_warm_up.h"
 #include "common/measure/result_json.h"
 #include "common/measure/task_file.h"
 #include "common/registry/registry.h"
@@ -78,6 +79,9 @@ int run_once(const OnceOptions& o) {
     std::cout << result_line(current_state, r, 0, nullptr) << std::endl;
     reexec_from(once->argv, current_state + 1);
   });
+
+  // As a served worker does at start, so that the first state's compile is not the cold one.
+  measure::warm_up_llvm(tf.task.target);
 
   bool any_error = false;
   double best_cost = 0;  // for skip_hopeless: the best mean cost among the states so far

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/measure/build_cache.h"
+#include "common/measure/compiler_warm_up.h"
 #include "common/measure/task.h"
 #include "common/proto/codec.h"
 #include "common/proto/frame_decoder.h"
@@ -112,6 +113,9 @@ int serve(int in_fd, int out_fd, const ServeOptions& options) {
     write_all(g_out_fd, proto::encode(jr));
     ::_exit(0);
   });
+
+  // A ready worker is a warm one: its first job's compile is not the process's first.
+  measure::warm_up_llvm("llvm");
 
   proto::WorkerReady ready;
   ready.pid = getpid();
