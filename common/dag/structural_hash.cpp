@@ -31,7 +31,9 @@ class Canonicalizer : public ExprFunctor<void> {
 
  protected:
   void visit_(const IntImmNode* op, const Expr&) override {
-    out_ += str_cat("(int ", dtype_name(op->dtype), " ", op->value, ")");
+    out_ += "(int ";
+    out_ += dtype_name(op->dtype);
+    out_ += " " + std::to_string(op->value) + ")";
   }
   void visit_(const FloatImmNode* op, const Expr&) override {
     uint64_t bits;
