@@ -19,9 +19,12 @@ constexpr const char* kWarmUpSteps =
     R"([["SP",2,0,64,[8],1],["SP",2,2,64,[16],1],["RE",2,[0,2,4,1,3]],)"
     R"(["AN",2,3,1],["AN",2,4,2],["PR",2,0,"auto_unroll_max_step$16"]])";
 
+// Under $TMPDIR (else /tmp): a served worker's private temporary directory.
 std::string make_temp_dir() {
-  const char* tmp = ::getenv("TMPDIR");
-  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/measurerd-warm-up-XXXXXX";
+  std::error_code ec;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  if (ec) return {};
+  std::string pattern = (tmp / "measurerd-warm-up-XXXXXX").string();
   return ::mkdtemp(pattern.data()) ? pattern : std::string();
 }
 
