@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/measure/build_cache.h"
-#include "common/measure/heap_placement.h"
+#include "common/measure/heap_policy.h"
 #include "common/util/version_text.h"
 #include "daemon/worker/once.h"
 #include "daemon/worker/serve.h"
@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("worker"));
   spdlog::cfg::load_env_levels();
   mrd::measure::place_large_allocations_on_heap();
+  mrd::measure::retain_freed_heap();
   if (argc > 1 && std::string(argv[1]) == "--serve") return mrd::worker::serve_main(argc, argv);
   CLI::App app{
       "measurerd-worker: builds and times tensor-program candidates.\n"
