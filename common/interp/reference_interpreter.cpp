@@ -1,10 +1,13 @@
 #include "common/interp/reference_interpreter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <unordered_map>
 
+#include "common/interp/resolved_expr.h"
 #include "common/interp/scalar_ops.h"
 #include "common/ir/expr.h"
 #include "common/util/error.h"
@@ -26,221 +29,172 @@ int64_t checked_elements(const OperationNode& op) {
   return n;
 }
 
-class Evaluator {
- public:
-  explicit Evaluator(std::unordered_map<const OperationNode*, const HostTensor*> tensors)
-      : tensors_(std::move(tensors)) {}
+using LaneBox = ResolvedExpr::LaneBox;
 
-  HostTensor compute(const OperationNode& op) {
-    HostTensor out;
-    out.dtype = op.dtype;
-    out.shape = op.shape;
-    int64_t n = checked_elements(op);
-    out.data.resize(static_cast<size_t>(n));
-    size_t base = env_.size();
-    for (const IterVar& iv : op.axis) env_.push_back({iv.var.get(), 0});
-    const ReduceNode* reduce = op.body.as<ReduceNode>();
-    for (int64_t flat = 0; flat < n; ++flat) {
-      // Coordinates of element `flat`, row-major.
-      int64_t rest = flat;
-      for (size_t d = op.axis.size(); d-- > 0;) {
-        env_[base + d].second = op.axis[d].min + rest % op.shape[d];
-        rest /= op.shape[d];
-      }
-      out.data[static_cast<size_t>(flat)] =
-          reduce ? eval_reduce(*reduce, op.dtype) : eval_stored(op.body, op.dtype);
+// Visits the points of slots [base, base + extents.size()) of env, from mins, in row-major
+// order (the last axis fastest) as consecutive boxes of at most kMaxLanes points: the trailing
+// axes that fit whole, and a run along the axis before them. visit(box) sees env at the box's
+// first point and leaves it there.
+template <class Visit>
+void walk_boxes(int64_t* env, size_t base, const std::vector<int64_t>& mins,
+                const std::vector<int64_t>& extents, Visit visit) {
+  const size_t rank = extents.size();
+  for (size_t d = 0; d < rank; ++d) {
+    if (extents[d] <= 0) return;
+    env[base + d] = mins[d];
+  }
+  size_t whole = rank;  // axes [whole, rank) fit whole
+  int64_t points = 1;
+  while (whole > 0 && extents[whole - 1] <= ResolvedExpr::kMaxLanes / points)
+    points *= extents[--whole];
+  auto box_from = [&](int64_t run_length) {
+    LaneBox box;
+    auto add = [&](size_t d, int64_t length) {
+      if (length <= 1) return;
+      box.axes[box.rank++] = {static_cast<int64_t>(base + d), static_cast<int32_t>(length)};
+      box.count *= static_cast<int32_t>(length);
+    };
+    if (whole > 0) add(whole - 1, run_length);
+    for (size_t d = whole; d < rank; ++d) add(d, extents[d]);
+    return box;
+  };
+  if (whole == 0) {
+    visit(box_from(1));
+    return;
+  }
+  const size_t run = whole - 1;
+  const int64_t per_run = ResolvedExpr::kMaxLanes / points;
+  while (true) {
+    for (int64_t j = 0; j < extents[run]; j += per_run) {
+      env[base + run] = mins[run] + j;
+      visit(box_from(std::min(per_run, extents[run] - j)));
     }
-    env_.resize(base);
+    env[base + run] = mins[run];
+    size_t d = run;  // the next point of the axes before the run
+    while (true) {
+      if (d == 0) return;
+      --d;
+      if (++env[base + d] < mins[d] + extents[d]) break;
+      env[base + d] = mins[d];
+    }
+  }
+}
+
+// Calls f(k) at each point k of the box in order, env at that point; env ends where it began.
+template <class F>
+void each_point(int64_t* env, const LaneBox& box, F f) {
+  int64_t start[ResolvedExpr::kMaxLaneAxes];
+  for (int32_t j = 0; j < box.rank; ++j) start[j] = env[box.axes[j].slot];
+  for (int32_t k = 0; k < box.count; ++k) {
+    f(k);
+    for (int32_t j = box.rank; j-- > 0;) {
+      int64_t& v = env[box.axes[j].slot];
+      if (++v < start[j] + box.axes[j].length) break;
+      v = start[j];
+    }
+  }
+}
+
+// Evaluates one compute op over its whole domain: its axes fill slots 0..n-1 of the
+// environment, row-major (last axis fastest), and a reduction's axes the slots after them.
+// Points go in boxes to ResolvedExpr::eval_f_lanes where it covers the expression, one at a
+// time otherwise, in the same order either way.
+class OpEvaluator {
+ public:
+  OpEvaluator(const OperationNode& op, const TensorValues& tensors) : op_(op) {
+    std::vector<const VarNode*> slots;
+    for (size_t d = 0; d < op.axis.size(); ++d) {
+      slots.push_back(op.axis[d].var.as<VarNode>());
+      mins_.push_back(op.axis[d].min);
+      extents_.push_back(op.shape[d]);
+    }
+    reduce_ = op.body.as<ReduceNode>();
+    if (reduce_) {
+      for (const IterVar& iv : reduce_->axis) {
+        slots.push_back(iv.var.as<VarNode>());
+        reduce_mins_.push_back(iv.min);
+        reduce_extents_.push_back(iv.extent);
+      }
+      value_.emplace(reduce_->source, slots, tensors);
+      if (reduce_->condition.defined()) condition_.emplace(reduce_->condition, slots, tensors);
+    } else {
+      value_.emplace(op.body, slots, tensors);
+    }
+    env_.resize(slots.size());
+  }
+
+  HostTensor compute() {
+    HostTensor out;
+    out.dtype = op_.dtype;
+    out.shape = op_.shape;
+    out.data.resize(static_cast<size_t>(checked_elements(op_)));
+    double* dst = out.data.data();
+    walk_boxes(env_.data(), 0, mins_, extents_, [&](const LaneBox& box) {
+      if (!stored_lanes(box, dst))
+        each_point(env_.data(), box, [&](int32_t k) { dst[k] = element(); });
+      dst += box.count;
+    });
     return out;
   }
 
  private:
-  double eval_stored(const Expr& e, DType t) {
-    if (is_float(t)) return store_value(t, eval_f(e));
-    return static_cast<double>(wrap_int(t, eval_i(e)));
+  double element() { return reduce_ ? reduce(op_.dtype) : stored(op_.dtype); }
+
+  double stored(DType t) {
+    if (is_float(t)) return store_value(t, value_->eval_f(env_.data()));
+    return static_cast<double>(wrap_int(t, value_->eval_i(env_.data())));
   }
 
-  double eval_reduce(const ReduceNode& r, DType t) {
-    double acc = is_float(t) ? as_float(reduce_identity(r.op, t))
+  // The elements of an op without reduction at the points of `box`, if lanes cover its body.
+  bool stored_lanes(const LaneBox& box, double* dst) {
+    DType t = op_.dtype;
+    if (reduce_ || !is_float(t) || !value_->eval_f_lanes(env_.data(), box, dst)) return false;
+    for (int32_t k = 0; k < box.count; ++k) dst[k] = store_value(t, dst[k]);
+    return true;
+  }
+
+  // The reduction at the current element, over its domain in order (last axis fastest).
+  double reduce(DType t) {
+    const ReduceNode& r = *reduce_;
+    double acc = is_float(t) ? reduce_identity(r.op, t).as<FloatImmNode>()->value
                              : static_cast<double>(*as_const_int(reduce_identity(r.op, t)));
-    size_t base = env_.size();
-    for (const IterVar& iv : r.axis) env_.push_back({iv.var.get(), iv.min});
-    size_t k = r.axis.size();
-    while (true) {
-      if (!r.condition.defined() || eval_i(r.condition)) {
-        if (is_float(t)) {
-          double v = eval_f(r.source);
-          acc = store_value(t, float_binary(combine_op(r.op), acc, v));
-        } else {
-          int64_t v = eval_i(r.source);
-          acc = static_cast<double>(
-              wrap_int(t, int_binary(combine_op(r.op), float_to_int(DType::Int64, acc), v)));
-        }
-      }
-      // Next point of the reduction domain, last axis fastest.
-      size_t d = k;
-      while (d > 0) {
-        --d;
-        auto& slot = env_[base + d].second;
-        if (++slot < r.axis[d].min + r.axis[d].extent) break;
-        slot = r.axis[d].min;
-        if (d == 0) {
-          env_.resize(base);
-          return acc;
-        }
-      }
-    }
+    walk_boxes(env_.data(), op_.axis.size(), reduce_mins_, reduce_extents_,
+               [&](const LaneBox& box) { acc = reduce_box(t, acc, box); });
+    return acc;
   }
 
-  static double as_float(const Expr& e) { return e.as<FloatImmNode>()->value; }
-
-  int64_t var_value(const ExprNode* v) const {
-    for (size_t i = env_.size(); i-- > 0;) {
-      if (env_[i].first == v) return env_[i].second;
+  // acc combined with the source at each point of `box` in turn.
+  double reduce_box(DType t, double acc, const LaneBox& box) {
+    double values[ResolvedExpr::kMaxLanes];
+    if (!is_float(t) || condition_ || !value_->eval_f_lanes(env_.data(), box, values)) {
+      each_point(env_.data(), box, [&](int32_t) { acc = accumulate(t, acc); });
+      return acc;
     }
-    throw UserError(str_cat("variable ", static_cast<const VarNode*>(v)->name,
-                            " is not bound by any axis of the op that uses it"));
+    const BinaryOp combine = combine_op(reduce_->op);
+    for (int32_t k = 0; k < box.count; ++k) {
+      double v = values[k];
+      acc = store_value(t, combine == BinaryOp::Add ? acc + v : float_binary(combine, acc, v));
+    }
+    return acc;
   }
 
-  double read(const TensorReadNode& r) {
-    auto it = tensors_.find(r.op.get());
-    MRD_CHECK(it != tensors_.end(), "tensor ", r.op->name, " read before it was computed");
-    const HostTensor& t = *it->second;
-    int64_t flat = 0;
-    for (size_t d = 0; d < r.indices.size(); ++d) {
-      int64_t i = eval_i(r.indices[d]);
-      MRD_USER_CHECK(i >= 0 && i < t.shape[d], "read of tensor ", r.op->name,
-                     " out of bounds: index ", i, " in dimension ", d, " of extent ", t.shape[d]);
-      flat = flat * t.shape[d] + i;
-    }
-    return t.data[static_cast<size_t>(flat)];
+  // acc combined with the source at the current point of the reduction domain.
+  double accumulate(DType t, double acc) {
+    const ReduceNode& r = *reduce_;
+    const int64_t* env = env_.data();
+    if (condition_ && !condition_->eval_i(env)) return acc;
+    if (is_float(t))
+      return store_value(t, float_binary(combine_op(r.op), acc, value_->eval_f(env)));
+    int64_t v = value_->eval_i(env);
+    return static_cast<double>(
+        wrap_int(t, int_binary(combine_op(r.op), float_to_int(DType::Int64, acc), v)));
   }
 
-  double eval_f(const Expr& e) {
-    switch (e->kind) {
-      case ExprKind::FloatImm:
-        return e.as<FloatImmNode>()->value;
-      case ExprKind::IntImm:
-        return static_cast<double>(e.as<IntImmNode>()->value);
-      case ExprKind::Var:
-        return static_cast<double>(var_value(e.get()));
-      case ExprKind::Binary: {
-        const auto* b = e.as<BinaryNode>();
-        if (!is_float(b->dtype)) return static_cast<double>(eval_i(e));
-        double x = eval_f(b->a), y = eval_f(b->b);
-        return float_binary(b->op, x, y);
-      }
-      case ExprKind::Select: {
-        const auto* s = e.as<SelectNode>();
-        return eval_i(s->cond) ? eval_f(s->t) : eval_f(s->f);
-      }
-      case ExprKind::Cast: {
-        const auto* c = e.as<CastNode>();
-        if (!is_float(c->dtype)) return static_cast<double>(eval_i(e));
-        double v =
-            is_float(c->value->dtype) ? eval_f(c->value) : static_cast<double>(eval_i(c->value));
-        return store_value(c->dtype, v);
-      }
-      case ExprKind::Call:
-        return eval_call_f(*e.as<CallNode>());
-      case ExprKind::TensorRead:
-        return read(*e.as<TensorReadNode>());
-      case ExprKind::Not:
-      case ExprKind::Reduce:
-      case ExprKind::BufferLoad:
-      case ExprKind::Ramp:
-      case ExprKind::Broadcast:
-        break;
-    }
-    throw UserError(
-        str_cat("the reference interpreter cannot evaluate this expression as a "
-                "float (node kind ",
-                static_cast<int>(e->kind), ")"));
-  }
-
-  double eval_call_f(const CallNode& c) {
-    if (c.op == CallOp::IfThenElse) {
-      return eval_i(c.args[0]) ? eval_f(c.args[1]) : eval_f(c.args[2]);
-    }
-    if (!is_float(c.dtype)) return static_cast<double>(eval_call_i(c));
-    double x = eval_f(c.args[0]);
-    double y = call_op_arity(c.op) > 1 ? eval_f(c.args[1]) : 0.0;
-    return float_call(c.op, x, y);
-  }
-
-  int64_t eval_call_i(const CallNode& c) {
-    switch (c.op) {
-      case CallOp::IfThenElse:
-        return eval_i(c.args[0]) ? eval_i(c.args[1]) : eval_i(c.args[2]);
-      case CallOp::Likely:
-        return eval_i(c.args[0]) != 0;
-      case CallOp::IsNan:
-        return std::isnan(eval_f(c.args[0]));
-      default:
-        break;
-    }
-    if (is_integer_call(c.op)) {
-      int64_t x = eval_i(c.args[0]);
-      int64_t y = c.args.size() > 1 ? eval_i(c.args[1]) : 0;
-      return int_call(c.op, c.dtype, x, y);
-    }
-    throw UserError(str_cat("call ", call_op_name(c.op), " has no integer form"));
-  }
-
-  int64_t eval_i(const Expr& e) {
-    switch (e->kind) {
-      case ExprKind::IntImm:
-        return e.as<IntImmNode>()->value;
-      case ExprKind::Var:
-        return var_value(e.get());
-      case ExprKind::Binary:
-        return eval_binary_i(*e.as<BinaryNode>());
-      case ExprKind::Not:
-        return eval_i(e.as<NotNode>()->a) == 0;
-      case ExprKind::Select: {
-        const auto* s = e.as<SelectNode>();
-        return eval_i(s->cond) ? eval_i(s->t) : eval_i(s->f);
-      }
-      case ExprKind::Cast: {
-        const auto* c = e.as<CastNode>();
-        if (!is_float(c->value->dtype)) return wrap_int(c->dtype, eval_i(c->value));
-        double v = eval_f(c->value);
-        if (c->dtype == DType::Bool) return v != 0;
-        MRD_USER_CHECK(std::isfinite(v) && v > -9.2e18 && v < 9.2e18, "cast of ", v, " to ",
-                       dtype_name(c->dtype), " is out of range");
-        return wrap_int(c->dtype, static_cast<int64_t>(v));
-      }
-      case ExprKind::Call:
-        return eval_call_i(*e.as<CallNode>());
-      case ExprKind::TensorRead:
-        return float_to_int(DType::Int64, read(*e.as<TensorReadNode>()));
-      case ExprKind::FloatImm:
-      case ExprKind::Reduce:
-      case ExprKind::BufferLoad:
-      case ExprKind::Ramp:
-      case ExprKind::Broadcast:
-        break;
-    }
-    throw UserError(
-        str_cat("the reference interpreter cannot evaluate this expression as an "
-                "integer (node kind ",
-                static_cast<int>(e->kind), ")"));
-  }
-
-  int64_t eval_binary_i(const BinaryNode& b) {
-    if (b.op == BinaryOp::And) return eval_i(b.a) && eval_i(b.b);
-    if (b.op == BinaryOp::Or) return eval_i(b.a) || eval_i(b.b);
-    if (is_comparison(b.op) && is_float(b.a->dtype)) {
-      double x = eval_f(b.a), y = eval_f(b.b);
-      return static_cast<int64_t>(float_binary(b.op, x, y));
-    }
-    int64_t x = eval_i(b.a), y = eval_i(b.b);
-    MRD_USER_CHECK(y != 0 || !is_division(b.op), "integer division by zero");
-    return wrap_int(b.dtype, int_binary(b.op, x, y));
-  }
-
-  std::unordered_map<const OperationNode*, const HostTensor*> tensors_;
-  std::vector<std::pair<const ExprNode*, int64_t>> env_;
+  const OperationNode& op_;
+  const ReduceNode* reduce_ = nullptr;
+  std::optional<ResolvedExpr> value_, condition_;
+  std::vector<int64_t> mins_, extents_, reduce_mins_, reduce_extents_;
+  std::vector<int64_t> env_;
 };
 
 HostTensor empty_like(const OperationNode& op) {
@@ -255,7 +209,7 @@ HostTensor empty_like(const OperationNode& op) {
 
 std::vector<HostTensor> evaluate(const dag::ComputeDAG& dag,
                                  const std::vector<HostTensor>& inputs) {
-  std::unordered_map<const OperationNode*, const HostTensor*> values;
+  TensorValues values;
   size_t next_input = 0;
   for (const Tensor& t : dag.tensors()) {
     if (!t->is_placeholder()) continue;
@@ -279,7 +233,7 @@ std::vector<HostTensor> evaluate(const dag::ComputeDAG& dag,
                      " is read but is not one of the workload's tensors");
       continue;
     }
-    HostTensor result = Evaluator(values).compute(*op);
+    HostTensor result = OpEvaluator(*op, values).compute();
     auto [it, inserted] = computed.emplace(op.get(), std::move(result));
     values[op.get()] = &it->second;
   }

@@ -1,6 +1,9 @@
-// The reference interpreter: a naive evaluator of a workload's DAG, independent of
+// The reference interpreter: a direct evaluator of a workload's DAG, independent of
 // scheduling and lowering, that every lowering test and the correctness check compare
-// against. It evaluates each op in stage order over its whole domain. Float math is done in
+// against. It evaluates each op in stage order over its whole domain, in row-major order and
+// each reduction in the order of its domain (last axis fastest); each op's expressions are
+// resolved once (resolved_expr.h) and evaluated at up to 64 points at a time where they are
+// plain float arithmetic on reads at affine indices, with the same results. Float math is done in
 // double and rounded to float32 at each stored element of a float32 op (including each
 // update of a reduction's accumulator), so results compare with compiled float32 code within
 // rounding. Integer math is exact for the type (int32 wraps, floordiv/floormod floor, Div on
@@ -14,15 +17,9 @@
 #include <vector>
 
 #include "common/dag/compute_dag.h"
+#include "common/interp/host_tensor.h"
 
 namespace mrd::interp {
-
-/// A dense row-major tensor on the host; every value held as a double.
-struct HostTensor {
-  ir::DType dtype = ir::DType::Float32;
-  std::vector<int64_t> shape;
-  std::vector<double> data;
-};
 
 /// Evaluates the DAG. `inputs`: one per placeholder among dag.tensors(), in that order.
 /// Returns one tensor per compute op among dag.tensors(), in that order. Throws UserError

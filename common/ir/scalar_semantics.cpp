@@ -79,16 +79,7 @@ int64_t float_to_int(DType t, double v) {
   return wrap_int(t, s(bits));
 }
 
-double to_float32(double v) {
-  // Halfway between FLT_MAX and the next power of two: round-to-nearest goes to infinity from
-  // here on.
-  constexpr double kOverflow = 0x1.ffffffp127;
-  if (std::isnan(v)) return v;
-  if (std::fabs(v) >= kOverflow) return std::copysign(std::numeric_limits<double>::infinity(), v);
-  return static_cast<double>(static_cast<float>(v));
-}
-
-double store_value(DType t, double v) {
+double detail::store_value_out_of_line(DType t, double v) {
   switch (t) {
     case DType::Float32:
       return to_float32(v);

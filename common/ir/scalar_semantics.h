@@ -8,7 +8,9 @@
 // if_then_else) and when a result is rounded to its stored type are the caller's policy too.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "common/ir/expr.h"
@@ -44,11 +46,24 @@ int64_t float_to_int(DType t, double v);
 
 /// v rounded to the nearest float32 value; beyond float32's range it becomes an infinity (as
 /// IEEE rounding does, without relying on the out-of-range conversion C++ leaves undefined).
-double to_float32(double v);
+inline double to_float32(double v) {
+  // Halfway between FLT_MAX and the next power of two: round-to-nearest goes to infinity from
+  // here on.
+  constexpr double kOverflow = 0x1.ffffffp127;
+  if (std::isnan(v)) return v;
+  if (std::fabs(v) >= kOverflow) return std::copysign(std::numeric_limits<double>::infinity(), v);
+  return static_cast<double>(static_cast<float>(v));
+}
+
+namespace detail {
+double store_value_out_of_line(DType t, double v);
+}
 
 /// v as held in an element of type t: float32 rounds to the nearest float, float64 is
 /// unchanged, the integer types convert as float_to_int, bool is v != 0.
-double store_value(DType t, double v);
+inline double store_value(DType t, double v) {
+  return t == DType::Float32 ? to_float32(v) : detail::store_value_out_of_line(t, v);
+}
 
 /// a / b rounded toward negative infinity, as the generated C's mrd_floordiv; b != 0.
 /// INT64_MIN / -1 wraps to INT64_MIN.

@@ -1,0 +1,552 @@
+#include "common/interp/resolved_expr.h"
+
+#include <cmath>
+#include <map>
+
+#include "common/interp/scalar_ops.h"
+#include "common/ir/operation.h"
+#include "common/util/error.h"
+
+namespace mrd::interp {
+
+using namespace ir;
+
+// The slots, and every node resolved so far: a subexpression the tree shares resolves to one
+// entry, so resolution never grows with the number of paths through the tree.
+struct ResolvedExpr::Resolution {
+  const TensorValues& tensors;
+  std::unordered_map<const VarNode*, int64_t> slot_of;
+  std::unordered_map<const ExprNode*, int32_t> done;
+};
+
+namespace {
+
+uint64_t u(int64_t v) {
+  return static_cast<uint64_t>(v);
+}
+int64_t s(uint64_t v) {
+  return static_cast<int64_t>(v);
+}
+
+// c + sum(coefficient[slot] * slot), the coefficients modulo 2^64.
+struct Affine {
+  int64_t constant = 0;
+  std::map<int64_t, int64_t> coefficient;
+  bool wraps = false;
+};
+
+// The affine form of an integer index of type t, or false when it has another shape.
+bool affine_form(const Expr& e, DType t, const std::unordered_map<const VarNode*, int64_t>& slot_of,
+                 Affine& out) {
+  if (e->dtype != t || e->lanes != 1) return false;
+  switch (e->kind) {
+    case ExprKind::IntImm:
+      out.constant = e.as<IntImmNode>()->value;
+      return true;
+    case ExprKind::Var: {
+      auto it = slot_of.find(e.as<VarNode>());
+      if (it == slot_of.end()) return false;  // unbound: the general form reports it
+      out.coefficient[it->second] = 1;
+      return true;
+    }
+    case ExprKind::Binary: {
+      const auto* b = e.as<BinaryNode>();
+      if (b->op != BinaryOp::Add && b->op != BinaryOp::Sub && b->op != BinaryOp::Mul) return false;
+      Affine x, y;
+      if (!affine_form(b->a, t, slot_of, x) || !affine_form(b->b, t, slot_of, y)) return false;
+      out.wraps = true;
+      if (b->op == BinaryOp::Mul) {
+        if (!x.coefficient.empty() && !y.coefficient.empty()) return false;
+        const Affine& scaled = x.coefficient.empty() ? y : x;
+        int64_t k = x.coefficient.empty() ? x.constant : y.constant;
+        out.constant = s(u(scaled.constant) * u(k));
+        for (const auto& [slot, c] : scaled.coefficient) out.coefficient[slot] = s(u(c) * u(k));
+        return true;
+      }
+      uint64_t sign = b->op == BinaryOp::Sub ? ~uint64_t{0} : 1;  // -1 or 1 modulo 2^64
+      out.constant = s(u(x.constant) + sign * u(y.constant));
+      out.coefficient = x.coefficient;
+      for (const auto& [slot, c] : y.coefficient) {
+        out.coefficient[slot] = s(u(out.coefficient[slot]) + sign * u(c));
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+[[noreturn]] void throw_unbound(const ExprNode* v) {
+  throw UserError(str_cat("variable ", static_cast<const VarNode*>(v)->name,
+                          " is not bound by any axis of the op that uses it"));
+}
+
+[[noreturn]] void throw_out_of_bounds(const OperationNode& op, int64_t index, int32_t dim,
+                                      int64_t extent) {
+  throw UserError(str_cat("read of tensor ", op.name, " out of bounds: index ", index,
+                          " in dimension ", dim, " of extent ", extent));
+}
+
+[[noreturn]] void throw_unreadable(const OperationNode& op, int32_t rank, size_t dims) {
+  MRD_CHECK(rank == static_cast<int32_t>(dims), "read of tensor ", op.name, " with ", rank,
+            " indices for ", dims, " dimensions");
+  throw InternalError(str_cat("tensor ", op.name, " read before it was computed"));
+}
+
+[[noreturn]] void throw_not_evaluable(ExprKind kind, const char* as) {
+  throw UserError(str_cat("the reference interpreter cannot evaluate this expression as ", as,
+                          " (node kind ", static_cast<int>(kind), ")"));
+}
+
+}  // namespace
+
+ResolvedExpr::ResolvedExpr(const Expr& e, const std::vector<const VarNode*>& slots,
+                           const TensorValues& tensors) {
+  Resolution r{tensors, {}, {}};
+  for (size_t k = 0; k < slots.size(); ++k) r.slot_of[slots[k]] = static_cast<int64_t>(k);
+  root_ = resolve(e, r);
+  if (nodes_[static_cast<size_t>(root_)].lanes) order_lanes(root_);
+}
+
+void ResolvedExpr::order_lanes(int32_t id) {
+  Node& n = nodes_[static_cast<size_t>(id)];
+  if (n.lane_order >= 0) return;
+  switch (n.kind) {
+    case ExprKind::Binary:
+      order_lanes(n.a);
+      order_lanes(n.b);
+      break;
+    case ExprKind::Cast:
+      order_lanes(n.a);
+      break;
+    case ExprKind::Call:
+      for (int32_t k = 0; k < n.b; ++k) order_lanes(args_[static_cast<size_t>(n.a + k)]);
+      break;
+    default:  // a read's indices are read_lanes' own business
+      break;
+  }
+  n.lane_order = static_cast<int32_t>(lane_order_.size());
+  lane_order_.push_back(id);
+}
+
+ResolvedExpr::Index ResolvedExpr::resolve_index(const Expr& e, Resolution& r) {
+  Index x;
+  x.node = resolve(e, r);
+  Affine a;
+  if (is_int(e->dtype) && affine_form(e, e->dtype, r.slot_of, a)) {
+    x.affine = true;
+    x.wraps = a.wraps;
+    x.dtype = e->dtype;
+    // Modulo 2^bits of the type the wrapped sum is the same with each coefficient wrapped.
+    auto reduced = [&](int64_t v) { return a.wraps ? wrap_int(x.dtype, v) : v; };
+    x.constant = reduced(a.constant);
+    x.first_term = static_cast<int32_t>(terms_.size());
+    for (const auto& [slot, c] : a.coefficient) {
+      if (reduced(c) != 0) terms_.push_back({slot, reduced(c)});
+    }
+    x.terms = static_cast<int32_t>(terms_.size()) - x.first_term;
+  }
+  return x;
+}
+
+int32_t ResolvedExpr::resolve(const Expr& e, Resolution& r) {
+  MRD_CHECK(e.defined(), "the reference interpreter got an undefined expression");
+  if (auto it = r.done.find(e.get()); it != r.done.end()) return it->second;
+  Node n;
+  n.kind = e->kind;
+  n.dtype = n.operand_dtype = e->dtype;
+  n.src = e.get();
+  switch (e->kind) {
+    case ExprKind::IntImm:
+      n.value = e.as<IntImmNode>()->value;
+      break;
+    case ExprKind::FloatImm:
+      n.fvalue = e.as<FloatImmNode>()->value;
+      break;
+    case ExprKind::Var: {
+      auto it = r.slot_of.find(e.as<VarNode>());
+      n.value = it == r.slot_of.end() ? -1 : it->second;
+      break;
+    }
+    case ExprKind::Binary: {
+      const auto* b = e.as<BinaryNode>();
+      n.op = static_cast<uint8_t>(b->op);
+      n.operand_dtype = b->a->dtype;
+      n.a = resolve(b->a, r);
+      n.b = resolve(b->b, r);
+      break;
+    }
+    case ExprKind::Not:
+      n.a = resolve(e.as<NotNode>()->a, r);
+      break;
+    case ExprKind::Select: {
+      const auto* sel = e.as<SelectNode>();
+      n.a = resolve(sel->cond, r);
+      n.b = resolve(sel->t, r);
+      n.c = resolve(sel->f, r);
+      break;
+    }
+    case ExprKind::Cast:
+      n.operand_dtype = e.as<CastNode>()->value->dtype;
+      n.a = resolve(e.as<CastNode>()->value, r);
+      break;
+    case ExprKind::Call: {
+      const auto* c = e.as<CallNode>();
+      n.op = static_cast<uint8_t>(c->op);
+      std::vector<int32_t> ids;
+      for (const Expr& x : c->args) ids.push_back(resolve(x, r));
+      n.a = static_cast<int32_t>(args_.size());
+      n.b = static_cast<int32_t>(ids.size());
+      args_.insert(args_.end(), ids.begin(), ids.end());
+      break;
+    }
+    case ExprKind::TensorRead: {
+      const auto* t = e.as<TensorReadNode>();
+      std::vector<Index> ids;
+      for (const Expr& x : t->indices) ids.push_back(resolve_index(x, r));
+      auto it = r.tensors.find(t->op.get());
+      const HostTensor* values = it == r.tensors.end() ? nullptr : it->second;
+      if (values && values->shape.size() != ids.size()) values = nullptr;  // reported when read
+      n.value = static_cast<int64_t>(reads_.size());
+      reads_.push_back({t->op.get(), values, static_cast<int32_t>(indices_.size()),
+                        static_cast<int32_t>(ids.size())});
+      indices_.insert(indices_.end(), ids.begin(), ids.end());
+      break;
+    }
+    // Kinds the interpreter does not evaluate: an error when (if ever) they are evaluated.
+    case ExprKind::Reduce:
+    case ExprKind::BufferLoad:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+      break;
+  }
+  n.lanes = covered(n);
+  nodes_.push_back(n);
+  int32_t id = static_cast<int32_t>(nodes_.size() - 1);
+  r.done.emplace(e.get(), id);
+  return id;
+}
+
+int64_t ResolvedExpr::var(const Node& n, const int64_t* env) const {
+  if (n.value < 0) throw_unbound(n.src);
+  return env[n.value];
+}
+
+int64_t ResolvedExpr::index(const Index& x, const int64_t* env) const {
+  if (!x.affine) return i(x.node, env);
+  uint64_t v = u(x.constant);
+  const Term* t = terms_.data() + x.first_term;
+  for (int32_t k = 0; k < x.terms; ++k) v += u(t[k].coefficient) * u(env[t[k].slot]);
+  return x.wraps ? wrap_int(x.dtype, s(v)) : s(v);
+}
+
+double ResolvedExpr::read(const Node& n, const int64_t* env) const {
+  const Read& r = reads_[static_cast<size_t>(n.value)];
+  if (r.tensor == nullptr) throw_unreadable(*r.op, r.rank, r.op->shape.size());
+  const int64_t* shape = r.tensor->shape.data();
+  const Index* idx = indices_.data() + r.first_index;
+  int64_t flat = 0;
+  for (int32_t d = 0; d < r.rank; ++d) {
+    int64_t v = index(idx[d], env);
+    if (v < 0 || v >= shape[d]) throw_out_of_bounds(*r.op, v, d, shape[d]);
+    flat = flat * shape[d] + v;
+  }
+  return r.tensor->data[static_cast<size_t>(flat)];
+}
+
+bool ResolvedExpr::covered(const Node& n) const {
+  auto operand = [&](int32_t id) { return nodes_[static_cast<size_t>(id)].lanes; };
+  switch (n.kind) {
+    case ExprKind::FloatImm:
+    case ExprKind::IntImm:
+      return true;
+    case ExprKind::Var:
+      return n.value >= 0;
+    case ExprKind::Binary:
+      switch (static_cast<BinaryOp>(n.op)) {
+        case BinaryOp::Add:
+        case BinaryOp::Sub:
+        case BinaryOp::Mul:
+        case BinaryOp::Div:
+        case BinaryOp::Mod:
+        case BinaryOp::Min:
+        case BinaryOp::Max:
+          return is_float(n.dtype) && operand(n.a) && operand(n.b);
+        default:
+          return false;
+      }
+    case ExprKind::Cast: {
+      // To a float, from a float or from an integer variable or constant (converted to double
+      // as one point at a time converts it).
+      const Node& value = nodes_[static_cast<size_t>(n.a)];
+      bool exact = is_float(n.operand_dtype) || value.kind == ExprKind::Var ||
+                   value.kind == ExprKind::IntImm;
+      return is_float(n.dtype) && exact && value.lanes;
+    }
+    case ExprKind::Call: {
+      auto op = static_cast<CallOp>(n.op);
+      if (!is_float(n.dtype) || op == CallOp::IfThenElse || op == CallOp::Likely ||
+          is_integer_call(op))
+        return false;
+      for (int32_t k = 0; k < n.b; ++k) {
+        if (!operand(args_[static_cast<size_t>(n.a + k)])) return false;
+      }
+      return n.b == call_op_arity(op);
+    }
+    case ExprKind::TensorRead: {
+      const Read& r = reads_[static_cast<size_t>(n.value)];
+      if (r.tensor == nullptr) return false;
+      for (int32_t d = 0; d < r.rank; ++d) {
+        const Index& x = indices_[static_cast<size_t>(r.first_index + d)];
+        if (!x.affine || (x.dtype != DType::Int32 && x.dtype != DType::Int64)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+bool ResolvedExpr::read_lanes(const Node& n, const int64_t* env, const LaneBox& box,
+                              double* out) const {
+  // Each index is v + sum(c[j] * offset[j]) at a point offset[j] along axis j of the box from
+  // its first point: c[j] is the index's coefficient of axis j's slot, v its value at the first
+  // point. With v in bounds and |c[j]| < 2^31, the sums below cannot overflow; in bounds at the
+  // corners of the box, the index is in bounds in between, where (far from its type's limits)
+  // wrapping each operation leaves it as it is.
+  const Read& r = reads_[static_cast<size_t>(n.value)];
+  const int64_t* shape = r.tensor->shape.data();
+  const Index* idx = indices_.data() + r.first_index;
+  int64_t flat = 0, step[kMaxLaneAxes] = {};
+  for (int32_t d = 0; d < r.rank; ++d) {
+    int64_t first = index(idx[d], env), lo = first, hi = first;
+    if (first < 0 || first >= shape[d]) return false;
+    const Term* t = terms_.data() + idx[d].first_term;
+    for (int32_t j = 0; j < box.rank; ++j) {
+      int64_t c = 0;
+      for (int32_t k = 0; k < idx[d].terms; ++k) {
+        if (t[k].slot == box.axes[j].slot) c = t[k].coefficient;
+      }
+      if (c <= -(int64_t{1} << 31) || c >= (int64_t{1} << 31)) return false;
+      int64_t span = c * (box.axes[j].length - 1);
+      (span < 0 ? lo : hi) += span;
+      step[j] = step[j] * shape[d] + c;
+    }
+    if (lo < 0 || hi >= shape[d]) return false;
+    flat = flat * shape[d] + first;
+  }
+  const double* data = r.tensor->data.data() + flat;
+  if (box.rank == 1) {
+    for (int32_t k = 0; k < box.count; ++k) out[k] = data[k * step[0]];
+    return true;
+  }
+  for (int32_t k = 0; k < box.count; ++k) {
+    int64_t offset = 0;
+    for (int32_t j = 0; j < box.rank; ++j) offset += digits_[j][k] * step[j];
+    out[k] = data[offset];
+  }
+  return true;
+}
+
+void ResolvedExpr::set_digits(const LaneBox& box) {
+  // Boxes of one op mostly repeat one shape: the offsets stay from the last box of that shape.
+  bool same = box.rank == digits_rank_;
+  for (int32_t j = 0; same && j < box.rank; ++j) same = box.axes[j].length == digits_length_[j];
+  if (same) return;
+  int32_t at[kMaxLaneAxes] = {};
+  for (int32_t k = 0; k < box.count; ++k) {
+    for (int32_t j = 0; j < box.rank; ++j) digits_[j][k] = at[j];
+    for (int32_t j = box.rank; j-- > 0;) {
+      if (++at[j] < box.axes[j].length) break;
+      at[j] = 0;
+    }
+  }
+  digits_rank_ = box.rank;
+  for (int32_t j = 0; j < box.rank; ++j) digits_length_[j] = box.axes[j].length;
+}
+
+bool ResolvedExpr::eval_f_lanes(const int64_t* env, const LaneBox& box, double* out) {
+  MRD_CHECK(box.count >= 1 && box.count <= kMaxLanes && box.rank <= kMaxLaneAxes,
+            "eval_f_lanes: a box of ", box.count, " points over ", box.rank, " axes");
+  if (!nodes_[static_cast<size_t>(root_)].lanes) return false;
+  set_digits(box);
+  lane_values_.resize(lane_order_.size() * kMaxLanes);
+  auto values = [&](int32_t id) {
+    return lane_values_.data() +
+           static_cast<size_t>(nodes_[static_cast<size_t>(id)].lane_order) * kMaxLanes;
+  };
+  const int32_t count = box.count;
+  // Operands come before the nodes that use them: one pass in order evaluates each once.
+  for (int32_t id : lane_order_) {
+    const Node& n = nodes_[static_cast<size_t>(id)];
+    double* v = values(id);
+    switch (n.kind) {
+      case ExprKind::FloatImm:
+      case ExprKind::IntImm: {
+        double x = n.kind == ExprKind::FloatImm ? n.fvalue : static_cast<double>(n.value);
+        for (int32_t k = 0; k < count; ++k) v[k] = x;
+        break;
+      }
+      case ExprKind::Var: {
+        const int32_t* along = nullptr;
+        for (int32_t j = 0; j < box.rank; ++j) {
+          if (box.axes[j].slot == n.value) along = digits_[j];
+        }
+        for (int32_t k = 0; k < count; ++k)
+          v[k] = static_cast<double>(env[n.value] + (along ? along[k] : 0));
+        break;
+      }
+      case ExprKind::Binary: {
+        const double* x = values(n.a);
+        const double* y = values(n.b);
+        auto op = static_cast<BinaryOp>(n.op);
+        if (op == BinaryOp::Add) {
+          for (int32_t k = 0; k < count; ++k) v[k] = x[k] + y[k];
+        } else if (op == BinaryOp::Mul) {
+          for (int32_t k = 0; k < count; ++k) v[k] = x[k] * y[k];
+        } else {
+          for (int32_t k = 0; k < count; ++k) v[k] = float_binary(op, x[k], y[k]);
+        }
+        break;
+      }
+      case ExprKind::Cast: {
+        const double* x = values(n.a);
+        for (int32_t k = 0; k < count; ++k) v[k] = store_value(n.dtype, x[k]);
+        break;
+      }
+      case ExprKind::Call: {
+        const int32_t* arg = args_.data() + n.a;
+        const double* x = values(arg[0]);
+        const double* y = n.b > 1 ? values(arg[1]) : nullptr;
+        auto op = static_cast<CallOp>(n.op);
+        for (int32_t k = 0; k < count; ++k) v[k] = float_call(op, x[k], y ? y[k] : 0.0);
+        break;
+      }
+      case ExprKind::TensorRead:
+        if (!read_lanes(n, env, box, v)) return false;
+        break;
+      default:
+        MRD_CHECK(false, "eval_f_lanes: node kind ", static_cast<int>(n.kind),
+                  " marked as covered");
+    }
+  }
+  const double* root = values(root_);
+  for (int32_t k = 0; k < count; ++k) out[k] = root[k];
+  return true;
+}
+
+double ResolvedExpr::f(int32_t id, const int64_t* env) const {
+  const Node& n = nodes_[static_cast<size_t>(id)];
+  switch (n.kind) {
+    case ExprKind::FloatImm:
+      return n.fvalue;
+    case ExprKind::IntImm:
+      return static_cast<double>(n.value);
+    case ExprKind::Var:
+      return static_cast<double>(var(n, env));
+    case ExprKind::Binary: {
+      if (!is_float(n.dtype)) return static_cast<double>(i(id, env));
+      double x = f(n.a, env), y = f(n.b, env);
+      return float_binary(static_cast<BinaryOp>(n.op), x, y);
+    }
+    case ExprKind::Select:
+      return i(n.a, env) ? f(n.b, env) : f(n.c, env);
+    case ExprKind::Cast: {
+      if (!is_float(n.dtype)) return static_cast<double>(i(id, env));
+      double v = is_float(n.operand_dtype) ? f(n.a, env) : static_cast<double>(i(n.a, env));
+      return store_value(n.dtype, v);
+    }
+    case ExprKind::Call:
+      return call_f(n, env);
+    case ExprKind::TensorRead:
+      return read(n, env);
+    case ExprKind::Not:
+    case ExprKind::Reduce:
+    case ExprKind::BufferLoad:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+      break;
+  }
+  throw_not_evaluable(n.kind, "a float");
+}
+
+double ResolvedExpr::call_f(const Node& n, const int64_t* env) const {
+  const int32_t* arg = args_.data() + n.a;
+  auto op = static_cast<CallOp>(n.op);
+  if (op == CallOp::IfThenElse) return i(arg[0], env) ? f(arg[1], env) : f(arg[2], env);
+  if (!is_float(n.dtype)) return static_cast<double>(call_i(n, env));
+  double x = f(arg[0], env);
+  double y = call_op_arity(op) > 1 ? f(arg[1], env) : 0.0;
+  return float_call(op, x, y);
+}
+
+int64_t ResolvedExpr::call_i(const Node& n, const int64_t* env) const {
+  const int32_t* arg = args_.data() + n.a;
+  auto op = static_cast<CallOp>(n.op);
+  switch (op) {
+    case CallOp::IfThenElse:
+      return i(arg[0], env) ? i(arg[1], env) : i(arg[2], env);
+    case CallOp::Likely:
+      return i(arg[0], env) != 0;
+    case CallOp::IsNan:
+      return std::isnan(f(arg[0], env));
+    default:
+      break;
+  }
+  if (is_integer_call(op)) {
+    int64_t x = i(arg[0], env);
+    int64_t y = n.b > 1 ? i(arg[1], env) : 0;
+    return int_call(op, n.dtype, x, y);
+  }
+  throw UserError(str_cat("call ", call_op_name(op), " has no integer form"));
+}
+
+int64_t ResolvedExpr::i(int32_t id, const int64_t* env) const {
+  const Node& n = nodes_[static_cast<size_t>(id)];
+  switch (n.kind) {
+    case ExprKind::IntImm:
+      return n.value;
+    case ExprKind::Var:
+      return var(n, env);
+    case ExprKind::Binary:
+      return binary_i(n, env);
+    case ExprKind::Not:
+      return i(n.a, env) == 0;
+    case ExprKind::Select:
+      return i(n.a, env) ? i(n.b, env) : i(n.c, env);
+    case ExprKind::Cast: {
+      if (!is_float(n.operand_dtype)) return wrap_int(n.dtype, i(n.a, env));
+      double v = f(n.a, env);
+      if (n.dtype == DType::Bool) return v != 0;
+      MRD_USER_CHECK(std::isfinite(v) && v > -9.2e18 && v < 9.2e18, "cast of ", v, " to ",
+                     dtype_name(n.dtype), " is out of range");
+      return wrap_int(n.dtype, static_cast<int64_t>(v));
+    }
+    case ExprKind::Call:
+      return call_i(n, env);
+    case ExprKind::TensorRead:
+      return float_to_int(DType::Int64, read(n, env));
+    case ExprKind::FloatImm:
+    case ExprKind::Reduce:
+    case ExprKind::BufferLoad:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+      break;
+  }
+  throw_not_evaluable(n.kind, "an integer");
+}
+
+int64_t ResolvedExpr::binary_i(const Node& n, const int64_t* env) const {
+  auto op = static_cast<BinaryOp>(n.op);
+  if (op == BinaryOp::And) return i(n.a, env) && i(n.b, env);
+  if (op == BinaryOp::Or) return i(n.a, env) || i(n.b, env);
+  if (is_comparison(op) && is_float(n.operand_dtype)) {
+    double x = f(n.a, env), y = f(n.b, env);
+    return static_cast<int64_t>(float_binary(op, x, y));
+  }
+  int64_t x = i(n.a, env), y = i(n.b, env);
+  MRD_USER_CHECK(y != 0 || !is_division(op), "integer division by zero");
+  return wrap_int(n.dtype, int_binary(op, x, y));
+}
+
+}  // namespace mrd::interp
