@@ -115,6 +115,9 @@ class OpEvaluator {
         reduce_mins_.push_back(iv.min);
         reduce_extents_.push_back(iv.extent);
       }
+      Expr identity = reduce_identity(reduce_->op, op.dtype);
+      identity_ = is_float(op.dtype) ? identity.as<FloatImmNode>()->value
+                                     : static_cast<double>(*as_const_int(identity));
       value_.emplace(reduce_->source, slots, tensors);
       if (reduce_->condition.defined()) condition_.emplace(reduce_->condition, slots, tensors);
     } else {
@@ -155,9 +158,7 @@ class OpEvaluator {
 
   // The reduction at the current element, over its domain in order (last axis fastest).
   double reduce(DType t) {
-    const ReduceNode& r = *reduce_;
-    double acc = is_float(t) ? reduce_identity(r.op, t).as<FloatImmNode>()->value
-                             : static_cast<double>(*as_const_int(reduce_identity(r.op, t)));
+    double acc = identity_;
     walk_boxes(env_.data(), op_.axis.size(), reduce_mins_, reduce_extents_,
                [&](const LaneBox& box) { acc = reduce_box(t, acc, box); });
     return acc;
@@ -192,6 +193,7 @@ class OpEvaluator {
 
   const OperationNode& op_;
   const ReduceNode* reduce_ = nullptr;
+  double identity_ = 0;  ///< the reduction's identity, as a value of the op's type
   std::optional<ResolvedExpr> value_, condition_;
   std::vector<int64_t> mins_, extents_, reduce_mins_, reduce_extents_;
   std::vector<int64_t> env_;

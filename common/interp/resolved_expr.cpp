@@ -21,13 +21,6 @@ struct ResolvedExpr::Resolution {
 
 namespace {
 
-uint64_t u(int64_t v) {
-  return static_cast<uint64_t>(v);
-}
-int64_t s(uint64_t v) {
-  return static_cast<int64_t>(v);
-}
-
 // c + sum(coefficient[slot] * slot), the coefficients modulo 2^64.
 struct Affine {
   int64_t constant = 0;
@@ -59,15 +52,15 @@ bool affine_form(const Expr& e, DType t, const std::unordered_map<const VarNode*
         if (!x.coefficient.empty() && !y.coefficient.empty()) return false;
         const Affine& scaled = x.coefficient.empty() ? y : x;
         int64_t k = x.coefficient.empty() ? x.constant : y.constant;
-        out.constant = s(u(scaled.constant) * u(k));
-        for (const auto& [slot, c] : scaled.coefficient) out.coefficient[slot] = s(u(c) * u(k));
+        out.constant = wrapping_mul(scaled.constant, k);
+        for (const auto& [slot, c] : scaled.coefficient) out.coefficient[slot] = wrapping_mul(c, k);
         return true;
       }
-      uint64_t sign = b->op == BinaryOp::Sub ? ~uint64_t{0} : 1;  // -1 or 1 modulo 2^64
-      out.constant = s(u(x.constant) + sign * u(y.constant));
+      auto combine = b->op == BinaryOp::Sub ? wrapping_sub : wrapping_add;
+      out.constant = combine(x.constant, y.constant);
       out.coefficient = x.coefficient;
       for (const auto& [slot, c] : y.coefficient) {
-        out.coefficient[slot] = s(u(out.coefficient[slot]) + sign * u(c));
+        out.coefficient[slot] = combine(out.coefficient[slot], c);
       }
       return true;
     }
@@ -106,6 +99,7 @@ ResolvedExpr::ResolvedExpr(const Expr& e, const std::vector<const VarNode*>& slo
   for (size_t k = 0; k < slots.size(); ++k) r.slot_of[slots[k]] = static_cast<int64_t>(k);
   root_ = resolve(e, r);
   if (nodes_[static_cast<size_t>(root_)].lanes) order_lanes(root_);
+  lane_values_.resize(lane_order_.size() * kMaxLanes);
 }
 
 void ResolvedExpr::order_lanes(int32_t id) {
@@ -234,10 +228,11 @@ int64_t ResolvedExpr::var(const Node& n, const int64_t* env) const {
 
 int64_t ResolvedExpr::index(const Index& x, const int64_t* env) const {
   if (!x.affine) return i(x.node, env);
-  uint64_t v = u(x.constant);
+  int64_t v = x.constant;
   const Term* t = terms_.data() + x.first_term;
-  for (int32_t k = 0; k < x.terms; ++k) v += u(t[k].coefficient) * u(env[t[k].slot]);
-  return x.wraps ? wrap_int(x.dtype, s(v)) : s(v);
+  for (int32_t k = 0; k < x.terms; ++k)
+    v = wrapping_add(v, wrapping_mul(t[k].coefficient, env[t[k].slot]));
+  return x.wraps ? wrap_int(x.dtype, v) : v;
 }
 
 double ResolvedExpr::read(const Node& n, const int64_t* env) const {
@@ -370,7 +365,6 @@ bool ResolvedExpr::eval_f_lanes(const int64_t* env, const LaneBox& box, double* 
             "eval_f_lanes: a box of ", box.count, " points over ", box.rank, " axes");
   if (!nodes_[static_cast<size_t>(root_)].lanes) return false;
   set_digits(box);
-  lane_values_.resize(lane_order_.size() * kMaxLanes);
   auto values = [&](int32_t id) {
     return lane_values_.data() +
            static_cast<size_t>(nodes_[static_cast<size_t>(id)].lane_order) * kMaxLanes;

@@ -16,11 +16,6 @@ int64_t s(uint64_t v) { return static_cast<int64_t>(v); }
 
 }  // namespace
 
-int64_t wrapping_add(int64_t a, int64_t b) { return s(u(a) + u(b)); }
-int64_t wrapping_sub(int64_t a, int64_t b) { return s(u(a) - u(b)); }
-int64_t wrapping_mul(int64_t a, int64_t b) { return s(u(a) * u(b)); }
-int64_t wrapping_neg(int64_t a) { return s(u(0) - u(a)); }
-
 std::optional<int64_t> checked_add(int64_t a, int64_t b) {
   int64_t r;
   if (__builtin_add_overflow(a, b, &r)) return std::nullopt;

@@ -17,11 +17,20 @@
 
 namespace mrd::ir {
 
-/// a + b, a - b, a * b and -a modulo 2^64.
-int64_t wrapping_add(int64_t a, int64_t b);
-int64_t wrapping_sub(int64_t a, int64_t b);
-int64_t wrapping_mul(int64_t a, int64_t b);
-int64_t wrapping_neg(int64_t a);
+/// a + b, a - b, a * b and -a modulo 2^64. (Conversion of an out-of-range uint64 to int64 is
+/// modular since C++20 and in every C++17 compiler measurerd supports.)
+inline int64_t wrapping_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+inline int64_t wrapping_sub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+inline int64_t wrapping_mul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+inline int64_t wrapping_neg(int64_t a) {
+  return wrapping_sub(0, a);
+}
 
 /// a + b and a * b, or nullopt when the exact result does not fit int64.
 std::optional<int64_t> checked_add(int64_t a, int64_t b);
@@ -95,8 +104,8 @@ int64_t int_call(CallOp op, DType t, int64_t x, int64_t y);
 
 /// The math intrinsics in double: Exp, Log, Sqrt, Tanh, Sigmoid, Fabs, Erf, Floor, Ceil, Trunc,
 /// Round (halfway cases away from zero), Rsqrt (1 / sqrt x), Sin, Cos, Exp2, Log2, Log10, IsNan
-/// (1 or 0) and Pow (x to the power y; the others ignore y). Throws InternalError for IfThenElse and Likely, which the caller
-/// evaluates itself.
+/// (1 or 0) and Pow (x to the power y; the others ignore y). Throws InternalError for IfThenElse
+/// and Likely, which the caller evaluates itself.
 double float_call(CallOp op, double x, double y);
 
 /// The binary operator that folds a value into a reduction's accumulator (Sum is Add, Prod Mul).
