@@ -50,8 +50,9 @@ int main(int argc, char** argv) {
   sub->add_option("TASK", submit.task_file, "task file (JSON: workload, target, options, states)")
       ->required();
   const std::string target_help =
-      "TVM target string: \"llvm [-mcpu=CPU] [-mattr=+f,-g] [-mtriple=T]\" builds with the LLVM "
-      "backend as TVM builds llvm targets (no -mcpu: the host CPU), \"c\" with the C backend "
+      "TVM target string: \"llvm [-mcpu=CPU] [-mattr=+f,-g] [-mtriple=T] [-opt-level=N] "
+      "[-fast-math]\" builds with the LLVM backend as TVM builds llvm targets (no -mcpu: the "
+      "host CPU), \"c\" with the C backend "
       "through the system compiler; records carry it";
   sub->add_option("--target", submit.target, "replaces the task file's target. " + target_help);
   sub->add_option("--log", submit.log_file,

@@ -31,6 +31,22 @@ using namespace ir;
 
 namespace {
 
+/// The target's -fast-math attributes as LLVM's flags: what TVM's CodeGenLLVM::SetFastMathFlags
+/// gives its IRBuilder, so that every floating-point instruction the builder makes carries them.
+llvm::FastMathFlags fast_math_flags(const FastMathFlags& f) {
+  llvm::FastMathFlags out;
+  if (f.fast) {
+    out.setFast();
+    return out;
+  }
+  out.setNoNaNs(f.nnan);
+  out.setNoInfs(f.ninf);
+  out.setNoSignedZeros(f.nsz);
+  out.setAllowReciprocal(f.arcp);
+  out.setAllowContract(f.contract);
+  out.setAllowReassoc(f.reassoc);
+  return out;
+}
 
 class LlvmEmitter : public ExprFunctor<llvm::Value*> {
  public:
@@ -41,6 +57,7 @@ class LlvmEmitter : public ExprFunctor<llvm::Value*> {
     llvm::MDBuilder md(ctx_);
     very_likely_ = md.createBranchWeights(1 << 20, 1);
     tbaa_root_ = md.createTBAARoot("mrd-tbaa");
+    b_.setFastMathFlags(fast_math_flags(target.fast_math));
   }
 
   std::string run(const PrimFunc& f) {

@@ -6,6 +6,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetOptions.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,11 +49,17 @@ ResolvedLlvmTarget llvm_target_machine(const Target& target) {
     r.cpu = target.mcpu;
     r.features = target.mattr;
   }
+  r.opt_level = std::clamp(target.opt_level, 0, 3);
+  static constexpr llvm::CodeGenOpt::Level kLevels[] = {
+      llvm::CodeGenOpt::None, llvm::CodeGenOpt::Less, llvm::CodeGenOpt::Default,
+      llvm::CodeGenOpt::Aggressive};
 
   static std::mutex mu;
-  static std::map<std::tuple<std::string, std::string, std::string>, std::unique_ptr<llvm::TargetMachine>> machines;
+  static std::map<std::tuple<std::string, std::string, std::string, int>,
+                  std::unique_ptr<llvm::TargetMachine>>
+      machines;
   std::lock_guard<std::mutex> lock(mu);
-  auto& tm = machines[{r.triple, r.cpu, r.features}];
+  auto& tm = machines[{r.triple, r.cpu, r.features, r.opt_level}];
   if (!tm) {
     std::string error;
     const llvm::Target* t = llvm::TargetRegistry::lookupTarget(r.triple, error);
@@ -64,7 +71,7 @@ ResolvedLlvmTarget llvm_target_machine(const Target& target) {
     opt.NoNaNsFPMath = true;
     opt.FloatABIType = llvm::FloatABI::Hard;
     tm.reset(t->createTargetMachine(r.triple, r.cpu, r.features, opt, llvm::Reloc::PIC_, llvm::None,
-                                    llvm::CodeGenOpt::Aggressive));
+                                    kLevels[r.opt_level]));
     MRD_USER_CHECK(tm != nullptr, "LLVM cannot make a target machine for -mcpu=", r.cpu.substr(0, 64));
   }
   r.machine = tm.get();

@@ -1,8 +1,8 @@
-// The LLVM target machine of an `llvm` target, made once per (triple, cpu, features) in a
-// process and shared by code generation (data layout, function attributes) and object
+// The LLVM target machine of an `llvm` target, made once per (triple, cpu, features, level) in
+// a process and shared by code generation (data layout, function attributes) and object
 // emission. Its options are TVM's: FP operation fusion allowed (fma contraction), no NaNs
-// assumed, aggressive code generation, position-independent code. Included only by the
-// files that use LLVM.
+// assumed, the code generation level of the target's -opt-level (aggressive by default),
+// position-independent code. Included only by the files that use LLVM.
 #pragma once
 
 #include <llvm/Target/TargetMachine.h>
@@ -16,6 +16,9 @@ namespace mrd::codegen {
 struct ResolvedLlvmTarget {
   llvm::TargetMachine* machine;  ///< owned by the process-wide cache
   std::string triple, cpu, features;
+  /// The target's -opt-level as TVM maps it, 0 to 3: the level of the optimization pipeline
+  /// (PassManagerBuilder::OptLevel) and of code generation (CodeGenOpt::None ... Aggressive).
+  int opt_level = 3;
 };
 
 /// Throws UserError when LLVM does not know the triple.

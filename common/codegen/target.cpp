@@ -10,12 +10,48 @@ namespace {
 
 /// Attributes of TVM's llvm and c targets that do not change the code built here.
 bool is_known_inert(std::string_view key) {
-  static const char* const kKeys[] = {"keys",      "libs",      "num-cores", "mabi",     "device",
-                                      "model",     "tag",       "host",      "opt-level", "fast-math",
-                                      "link-params", "system-lib", "runtime", "mfloat-abi", "jit",
-                                      "from_device", "cl-opt", "vector-width"};
+  static const char* const kKeys[] = {
+      "keys", "libs",        "num-cores",          "mabi",        "device",  "model",
+      "tag",  "host",        "link-params",        "system-lib",  "runtime", "mfloat-abi",
+      "jit",  "from_device", "target_device_type", "vector-width"};
   for (const char* k : kKeys) {
     if (key == k) return true;
+  }
+  return false;
+}
+
+/// An integer or boolean attribute's value as TVM's target parser reads it: no value is 1,
+/// true / false (any case) are 1 / 0, else a decimal integer.
+int int_value(const std::string& key, const std::string& value) {
+  if (value.empty()) return 1;
+  std::string lower;
+  for (char c : value) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "true") return 1;
+  if (lower == "false") return 0;
+  size_t digits = value[0] == '-' ? 1 : 0;
+  bool ok = value.size() > digits && value.size() - digits <= 9;
+  for (size_t i = digits; ok && i < value.size(); ++i) ok = value[i] >= '0' && value[i] <= '9';
+  MRD_USER_CHECK(ok, "target attribute -", key.substr(0, 64),
+                 " takes an integer or true/false, not '", value.substr(0, 64), "'");
+  return std::stoi(value);
+}
+
+/// Sets the fast-math flag that `key` names (TVM v0.14's -fast-math attributes); false when
+/// `key` names none.
+bool set_fast_math(FastMathFlags& f, const std::string& key, bool on) {
+  static const std::pair<const char*, bool FastMathFlags::*> kFlags[] = {
+      {"fast-math", &FastMathFlags::fast},
+      {"fast-math-nnan", &FastMathFlags::nnan},
+      {"fast-math-ninf", &FastMathFlags::ninf},
+      {"fast-math-nsz", &FastMathFlags::nsz},
+      {"fast-math-arcp", &FastMathFlags::arcp},
+      {"fast-math-contract", &FastMathFlags::contract},
+      {"fast-math-reassoc", &FastMathFlags::reassoc}};
+  for (const auto& [name, member] : kFlags) {
+    if (key == name) {
+      f.*member = on;
+      return true;
+    }
   }
   return false;
 }
@@ -55,6 +91,12 @@ Target parse_target(std::string_view text) {
     size_t eq = w.find('=');
     std::string key = w.substr(1, eq == std::string::npos ? std::string::npos : eq - 1);
     std::string value = eq == std::string::npos ? "" : w.substr(eq + 1);
+    // TVM hands -cl-opt's options to LLVM's command-line parser, process-wide: options that
+    // print or write files, and that would outlive the task in a served worker.
+    MRD_USER_CHECK(
+        key != "cl-opt",
+        "target attribute -cl-opt (LLVM command-line options) is not supported: measurerd "
+        "builds with LLVM's defaults, as TVM does without it");
     MRD_USER_CHECK(safe_value(value), "target attribute -", key.substr(0, 64), " has a malformed value");
     if (key == "mtriple") {
       t.mtriple = value;
@@ -62,6 +104,17 @@ Target parse_target(std::string_view text) {
       t.mcpu = value;
     } else if (key == "mattr") {
       t.mattr = value;
+    } else if (key == "opt-level" || key.rfind("fast-math", 0) == 0) {
+      MRD_USER_CHECK(
+          t.kind == TargetKind::LLVM, "target attribute -", key.substr(0, 64),
+          " belongs to llvm targets (TVM's c target has none; the C backend's optimization "
+          "comes from its compiler flags)");
+      if (key == "opt-level") {
+        t.opt_level = int_value(key, value);
+      } else {
+        MRD_USER_CHECK(set_fast_math(t.fast_math, key, int_value(key, value) != 0),
+                       "target attribute -", key.substr(0, 64), " is not known");
+      }
     } else {
       MRD_USER_CHECK(is_known_inert(key), "target attribute -", key.substr(0, 64), " is not known");
     }

@@ -36,14 +36,14 @@ CompileOutcome failed(std::string message) {
   return out;
 }
 
-/// TVM's CodeGenLLVM::Optimize for LLVM < 16.
-void optimize(llvm::Module& module, llvm::TargetMachine& tm) {
+/// TVM's CodeGenLLVM::Optimize for LLVM < 16: the pipeline of the target machine's level.
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
   llvm::legacy::FunctionPassManager fpass(&module);
   llvm::legacy::PassManager mpass;
   mpass.add(llvm::createTargetTransformInfoWrapperPass(tm.getTargetIRAnalysis()));
   fpass.add(llvm::createTargetTransformInfoWrapperPass(tm.getTargetIRAnalysis()));
   llvm::PassManagerBuilder builder;
-  builder.OptLevel = 3;
+  builder.OptLevel = static_cast<unsigned>(opt_level);
   builder.SizeLevel = 0;
   builder.Inliner = llvm::createFunctionInliningPass(builder.OptLevel, 0, false);
   builder.LoopVectorize = true;
@@ -80,8 +80,9 @@ llvm::LLVMContext& reused_context() {
 LlvmCompiler::LlvmCompiler(const codegen::Target& target, bool link_shared)
     : target_(target), link_shared_(link_shared) {
   codegen::ResolvedLlvmTarget r = codegen::llvm_target_machine(target_);
-  identity_ = str_cat(link_shared_ ? "shared object" : "object", "\nLLVM ", codegen::llvm_version(), "\n", r.triple, "\n", r.cpu, "\n", r.features,
-                      "\nO3 loop+slp vectorize, fp-contract fast, no-nans\n", linker_.identity());
+  identity_ = str_cat(link_shared_ ? "shared object" : "object", "\nLLVM ", codegen::llvm_version(),
+                      "\n", r.triple, "\n", r.cpu, "\n", r.features, "\nO", r.opt_level,
+                      " loop+slp vectorize, fp-contract fast, no-nans\n", linker_.identity());
 }
 
 std::string LlvmCompiler::identity() const { return identity_; }
@@ -113,7 +114,7 @@ CompileOutcome LlvmCompiler::compile(const CompileRequest& request) {
     llvm::SmallVector<char, 0> object;
     {
       std::lock_guard<std::mutex> lock(g_emit_mu);
-      optimize(*module, *r.machine);
+      optimize(*module, *r.machine, r.opt_level);
       optimize_ms = lap();
       llvm::raw_svector_ostream os(object);
       llvm::legacy::PassManager emit;

@@ -2,9 +2,9 @@
 // expand_unrolled, simplify), emit_llvm, the in-process LlvmCompiler and the loaded kernel,
 // each result compared with the PrimFunc evaluator on the same function before the tail.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "common/codegen/llvm_codegen.h"
@@ -33,25 +33,31 @@ std::string scratch(const std::string& name) {
   return dir.file(name);
 }
 
-measure::Kernel build(const PrimFunc& f, std::string* text_out = nullptr) {
+/// Compiles f for `target`; the artifact's path goes to *artifact_out when given.
+measure::Kernel build(const PrimFunc& f, std::string* text_out = nullptr,
+                      const codegen::Target& target = kTarget,
+                      std::string* artifact_out = nullptr) {
   static int counter = 0;
-  std::string text = codegen::emit_llvm(lower::finish_lowering(f, lower::Backend::LLVM), kTarget);
+  std::string text = codegen::emit_llvm(lower::finish_lowering(f, lower::Backend::LLVM), target);
   if (text_out) *text_out = text;
   std::string stem = scratch("k" + std::to_string(counter++));
   std::ofstream(stem + ".ll") << text;
-  measure::LlvmCompiler compiler(kTarget);
+  measure::LlvmCompiler compiler(target);
   std::string artifact = stem + compiler.artifact_suffix();
   measure::CompileOutcome out = compiler.compile({stem + ".ll", artifact, {}, 60});
   INFO(out.message);
   REQUIRE(out.status == measure::CompileOutcome::Status::Ok);
+  if (artifact_out) *artifact_out = artifact;
   return measure::Kernel::load(artifact);
 }
 
 /// Runs f compiled (its parallel loops on `threads` OpenMP threads) and through the evaluator
 /// on the same float inputs; every element of every buffer must agree.
-void check_against_evaluator(const PrimFunc& f, std::string* text = nullptr, int threads = 2) {
+void check_against_evaluator(const PrimFunc& f, std::string* text = nullptr, int threads = 2,
+                             const codegen::Target& target = kTarget,
+                             std::string* artifact = nullptr) {
   measure::configure_openmp(threads);
-  measure::Kernel k = build(f, text);
+  measure::Kernel k = build(f, text, target, artifact);
   std::vector<std::unique_ptr<Aligned<float>>> bufs;
   std::vector<std::vector<double>> want;
   std::vector<void*> args;
@@ -391,6 +397,89 @@ TEST_CASE("llvm backend: the target chooses the CPU, bad targets are user errors
   CHECK_THROWS_AS(codegen::parse_target("cuda"), UserError);
   CHECK_THROWS_AS(codegen::parse_target("llvm -mcpu=\"; rm\""), UserError);
   CHECK_THROWS_AS(codegen::parse_target("llvm -frobnicate=1"), UserError);
+}
+
+TEST_CASE(
+    "llvm backend: -opt-level and the -fast-math attributes are read as TVM v0.14 reads them") {
+  using codegen::parse_target;
+  CHECK(parse_target("llvm").opt_level == 3);
+  CHECK(parse_target("llvm -opt-level=2").opt_level == 2);
+  CHECK(parse_target("llvm -opt-level").opt_level ==
+        1);  // TVM: an integer attribute without a value is 1
+  CHECK(parse_target("llvm -opt-level=-1").opt_level == -1);
+  CHECK(parse_target("llvm -opt-level=5").opt_level == 5);
+  CHECK(parse_target("llvm").fast_math == codegen::FastMathFlags{});
+  CHECK(parse_target("llvm -fast-math").fast_math.fast);
+  CHECK(parse_target("llvm -fast-math=True").fast_math.fast);
+  CHECK(parse_target("llvm -fast-math=2").fast_math.fast);
+  CHECK_FALSE(parse_target("llvm -fast-math=0").fast_math.fast);
+  CHECK_FALSE(parse_target("llvm -fast-math=false").fast_math.fast);
+  codegen::FastMathFlags some =
+      parse_target("llvm -mcpu=znver3 -fast-math-nnan -fast-math-contract=1").fast_math;
+  CHECK(some.nnan);
+  CHECK(some.contract);
+  CHECK_FALSE(some.fast);
+  CHECK_FALSE(some.reassoc);
+  CHECK(parse_target("llvm -fast-math-ninf -fast-math-nsz -fast-math-arcp -fast-math-reassoc")
+            .fast_math == codegen::FastMathFlags{false, false, true, true, true, false, true});
+  CHECK_THROWS_AS(parse_target("llvm -fast-math=yes"), UserError);
+  CHECK_THROWS_AS(parse_target("llvm -opt-level=3x"), UserError);
+  CHECK_THROWS_AS(parse_target("llvm -opt-level=99999999999"), UserError);
+  CHECK_THROWS_AS(parse_target("llvm -fast-math-afn"),
+                  UserError);  // not an attribute of TVM v0.14's llvm
+  CHECK_THROWS_WITH(parse_target("c -opt-level=2"),
+                    Catch::Contains("belongs to llvm targets"));  // TVM's c has none
+  CHECK_THROWS_WITH(parse_target("c -fast-math"), Catch::Contains("belongs to llvm targets"));
+  // LLVM options are refused, never silently dropped.
+  CHECK_THROWS_WITH(parse_target("llvm -cl-opt=-unroll-threshold:int=100"),
+                    Catch::Contains("-cl-opt"));
+}
+
+TEST_CASE(
+    "llvm backend: -fast-math flags reach every floating-point instruction, as TVM's IRBuilder "
+    "flags") {
+  PrimFunc f = matmul(8, ForKind::Serial, ForKind::Vectorized, ForKind::Serial);
+  auto emit = [&](const char* target) {
+    return codegen::emit_llvm(lower::finish_lowering(f, lower::Backend::LLVM),
+                              codegen::parse_target(target));
+  };
+  std::string plain = emit("llvm -mcpu=znver3");
+  CHECK(plain.find("call <8 x float> @llvm.fmuladd") != std::string::npos);
+  CHECK(plain.find(" fast ") == std::string::npos);
+  CHECK(plain.find("nnan") == std::string::npos);
+  CHECK(emit("llvm -mcpu=znver3 -fast-math").find("call fast <8 x float> @llvm.fmuladd") !=
+        std::string::npos);
+  CHECK(emit("llvm -mcpu=znver3 -fast-math-nnan -fast-math-contract")
+            .find("call nnan contract <8 x float> @llvm.fmuladd") != std::string::npos);
+  CHECK(emit("llvm -mcpu=znver3 -fast-math=0") == plain);
+}
+
+TEST_CASE(
+    "llvm backend: -opt-level chooses LLVM's pipeline and code generation level, and -fast-math "
+    "still computes") {
+  PrimFunc f = matmul(16, ForKind::Parallel, ForKind::Vectorized, ForKind::Unrolled);
+  std::string o3, o0, o2;
+  check_against_evaluator(f, nullptr, 2, kTarget, &o3);
+  check_against_evaluator(f, nullptr, 2,
+                          codegen::parse_target("llvm -keys=cpu -mcpu=znver3 -opt-level=0"), &o0);
+  check_against_evaluator(f, nullptr, 2,
+                          codegen::parse_target("llvm -keys=cpu -mcpu=znver3 -opt-level=2"), &o2);
+  check_against_evaluator(f, nullptr, 2,
+                          codegen::parse_target("llvm -keys=cpu -mcpu=znver3 -fast-math"));
+  auto bytes = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // The same module text, so only the level can make the objects differ.
+  CHECK(bytes(o2) != bytes(o0));
+  CHECK(bytes(o0) != bytes(o3));
+  // The level is part of the compile cache's key.
+  CHECK(measure::LlvmCompiler(kTarget).identity() !=
+        measure::LlvmCompiler(codegen::parse_target("llvm -keys=cpu -mcpu=znver3 -opt-level=2"))
+            .identity());
+  CHECK(measure::LlvmCompiler(kTarget).identity() ==
+        measure::LlvmCompiler(codegen::parse_target("llvm -keys=cpu -mcpu=znver3 -opt-level=7"))
+            .identity());
 }
 
 TEST_CASE("llvm backend: a loaded kernel takes its workspace from the pool and gives it back") {
