@@ -28,9 +28,9 @@ int int_value(const std::string& key, const std::string& value) {
   for (char c : value) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   if (lower == "true") return 1;
   if (lower == "false") return 0;
-  size_t digits = value[0] == '-' ? 1 : 0;
-  bool ok = value.size() > digits && value.size() - digits <= 9;
-  for (size_t i = digits; ok && i < value.size(); ++i) ok = value[i] >= '0' && value[i] <= '9';
+  size_t sign = value[0] == '-' ? 1 : 0;
+  bool ok = value.size() > sign && value.size() - sign <= 9;  // fits an int
+  for (size_t i = sign; ok && i < value.size(); ++i) ok = value[i] >= '0' && value[i] <= '9';
   MRD_USER_CHECK(ok, "target attribute -", key.substr(0, 64),
                  " takes an integer or true/false, not '", value.substr(0, 64), "'");
   return std::stoi(value);
