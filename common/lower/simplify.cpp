@@ -30,6 +30,56 @@ Expr bool_imm(bool v) {
   return IntImmNode::make(DType::Bool, v ? 1 : 0);
 }
 
+/// TVM's TryConstFold on float operands, which its simplifier applies first at every
+/// operation: two constants fold (arithmetic in the operands' type, comparisons to bool); x + 0,
+/// 0 + x, x - 0, x * 1, 1 * x and x / 1 are x; x * 0, 0 * x and 0 / x are that zero, whatever x
+/// is (TVM's rule, although IEEE's x * 0 is NaN for an infinite x). What a Winograd transform's
+/// constant matrix leaves after unrolling, products with 0 and 1, goes away here as in TVM.
+/// Undefined when no rule applies.
+Expr fold_float(BinaryOp op, DType t, const Expr& a, const Expr& b) {
+  const auto* fa = a.as<FloatImmNode>();
+  const auto* fb = b.as<FloatImmNode>();
+  if (fa && fb) {
+    switch (op) {
+      case BinaryOp::Div:
+        if (fb->value == 0) break;  // stays a division, as the code computes it
+        [[fallthrough]];
+      case BinaryOp::Add:
+      case BinaryOp::Sub:
+      case BinaryOp::Mul:
+      case BinaryOp::Min:
+      case BinaryOp::Max:
+        return FloatImmNode::make(t, store_value(t, float_binary(op, fa->value, fb->value)));
+      default:
+        if (is_comparison(op)) return bool_imm(float_binary(op, fa->value, fb->value) != 0);
+        break;
+    }
+  }
+  auto is = [](const FloatImmNode* c, double v) { return c && c->value == v; };
+  switch (op) {
+    case BinaryOp::Add:
+      if (is(fa, 0)) return b;
+      if (is(fb, 0)) return a;
+      break;
+    case BinaryOp::Sub:
+      if (is(fb, 0)) return a;
+      break;
+    case BinaryOp::Mul:
+      if (is(fa, 1)) return b;
+      if (is(fa, 0)) return a;
+      if (is(fb, 1)) return a;
+      if (is(fb, 0)) return b;
+      break;
+    case BinaryOp::Div:
+      if (is(fa, 0)) return a;
+      if (is(fb, 1)) return a;
+      break;
+    default:
+      break;
+  }
+  return Expr();
+}
+
 class ExprSimplifier : public ExprMutator {
  public:
   explicit ExprSimplifier(const VarRanges& r) : ranges_(r) {}
@@ -48,6 +98,9 @@ class ExprSimplifier : public ExprMutator {
                    "integer ", binary_op_name(op->op), " by the constant zero");
     if (ca && cb && (is_int(a->dtype) || a->dtype == DType::Bool)) {
       return IntImmNode::make(op->dtype, fold_int(op->op, op->dtype, *ca, *cb));
+    }
+    if (is_float(a->dtype)) {
+      if (Expr r = fold_float(op->op, op->dtype, a, b); r.defined()) return r;
     }
     // TVM's rewrite simplifier turns a float division by a constant into a multiplication by
     // its reciprocal (computed in double, then of the divisor's type): x / 768f becomes
@@ -312,6 +365,21 @@ class StmtSimplifier : public StmtMutator {
       return op->else_case.defined() ? visit(op->else_case) : SeqNode::make({});
     }
     return StmtMutator::visit_(op, self);
+  }
+
+  // TVM's RemoveNoOp: storing what the element already holds (a[i] = a[i], what an
+  // accumulation of x * 0 folds to) does nothing.
+  Stmt visit_(const StoreNode* op, const Stmt& self) override {
+    Stmt s = StmtMutator::visit_(op, self);
+    const auto* store = s.as<StoreNode>();
+    const auto* load = store ? store->value.as<BufferLoadNode>() : nullptr;
+    if (!load || load->buffer.get() != store->buffer.get() ||
+        load->indices.size() != store->indices.size())
+      return s;
+    for (size_t i = 0; i < load->indices.size(); ++i) {
+      if (!structural_equal(load->indices[i], store->indices[i])) return s;
+    }
+    return SeqNode::make({});
   }
 
  private:

@@ -122,6 +122,59 @@ TEST_CASE("simplify turns a float division by a constant into a multiplication b
   CHECK(to_string(simplify_expr(floordiv(i, Expr(7)), r)) == "floordiv(i, 7)");
 }
 
+TEST_CASE(
+    "simplify folds float constants and TVM's float identities, and drops a store of what the "
+    "element holds",
+    "[lower][simplify]") {
+  Var x("x", DType::Float32);
+  auto is_const = [](const Expr& e, double v) {
+    const auto* c = e.as<FloatImmNode>();
+    return c && c->value == v && e->dtype == DType::Float32;
+  };
+  // TVM's TryConstFold: x * 1, 1 * x, x + 0, 0 + x, x - 0 and x / 1 are x; x * 0, 0 * x and 0 / x
+  // are 0.
+  CHECK(simplify_expr(x * Expr(1.0f)).same_as(x));
+  CHECK(simplify_expr(Expr(1.0f) * x).same_as(x));
+  CHECK(simplify_expr(x + Expr(0.0f)).same_as(x));
+  CHECK(simplify_expr(Expr(0.0f) + x).same_as(x));
+  CHECK(simplify_expr(x - Expr(0.0f)).same_as(x));
+  CHECK(simplify_expr(x / Expr(1.0f)).same_as(x));
+  CHECK(is_const(simplify_expr(x * Expr(0.0f)), 0));
+  CHECK(is_const(simplify_expr(Expr(0.0f) * x), 0));
+  CHECK(is_const(simplify_expr(Expr(0.0f) / x), 0));
+  // Two constants fold in float32: 0.1f + 0.2f rounds as float32 arithmetic does.
+  CHECK(is_const(simplify_expr(Expr(0.1f) + Expr(0.2f)), static_cast<double>(0.1f + 0.2f)));
+  CHECK(is_const(simplify_expr(Expr(1.5f) * Expr(-2.0f)), -3.0));
+  CHECK(is_const(simplify_expr(max(Expr(1.5f), Expr(-2.0f))), 1.5));
+  CHECK(*as_const_int(simplify_expr(Expr(1.0f) < Expr(2.0f))) == 1);
+  // A Winograd transform's products after unrolling: the constant matrix's 1 and 0 go away.
+  Expr t = simplify_expr(x * Expr(-1.5f) * Expr(1.0f) + (x * Expr(2.0f)) * Expr(0.0f));
+  CHECK(to_string(t) == to_string(x * Expr(-1.5f)));
+  // Left alone: products with other constants, and 0 - x (a negation, not x).
+  CHECK(to_string(simplify_expr(x * Expr(2.0f))) == to_string(x * Expr(2.0f)));
+  CHECK(simplify_expr(Expr(0.0f) - x).as<BinaryNode>() != nullptr);
+  CHECK(simplify_expr(x / Expr(0.0f)).as<BinaryNode>()->op == BinaryOp::Div);
+
+  // acc[i] = acc[i] + in[i] * 0f is acc[i] = acc[i] after folding: TVM's RemoveNoOp drops it;
+  // acc[i] = acc[i + 1] stays. Same results on the evaluator before and after.
+  Var i("i");
+  Buffer acc = BufferNode::make("acc", DType::Float32, {9}),
+         in = BufferNode::make("in", DType::Float32, {8});
+  Stmt body = SeqNode::make(
+      {mrd::test::store(acc, i, mrd::test::load(acc, i) + mrd::test::load(in, i) * Expr(0.0f)),
+       mrd::test::store(acc, i, mrd::test::load(acc, i + Expr(1)))});
+  Stmt loop = ForNode::make(i, 0, 8, ForKind::Serial, body);
+  Stmt simplified = lower::simplify(loop);
+  std::string text = to_string(simplified);
+  CHECK(text.find("acc[i] =") != std::string::npos);  // the second store
+  CHECK(text.find("in[") == std::string::npos);       // the first is gone
+  std::vector<double> a0{1, 2, 3, 4, 5, 6, 7, 8, 9}, in0{1, 1, 1, 1, 1, 1, 1, 1};
+  std::vector<double> a1 = a0, in1 = in0;
+  interp::eval_primfunc(PrimFunc{{acc, in}, loop}, {&a0, &in0});
+  interp::eval_primfunc(PrimFunc{{acc, in}, simplified}, {&a1, &in1});
+  CHECK(a0 == a1);
+}
+
 namespace {
 
 /// for (x = 0; x < 48; ++x) for (y = 0; y < 4; ++y) out[x*4 + y] = value, run on the primfunc
