@@ -189,6 +189,14 @@ ConstEnds const_ends(const Expr& e) {
   }
 }
 
+bool structural_equal(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!structural_equal(a[i], b[i])) return false;
+  }
+  return true;
+}
+
 bool structural_equal(const Expr& a, const Expr& b) {
   if (a.same_as(b)) return true;
   if (!a.defined() || !b.defined()) return false;

@@ -43,6 +43,8 @@ ConstEnds const_ends(const ir::Expr& e);
 
 /// Same node kinds, types, fields and children; variables compare by identity.
 bool structural_equal(const ir::Expr& a, const ir::Expr& b);
+/// The same number of expressions, structurally equal one by one (two index lists).
+bool structural_equal(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b);
 
 /// A hash that agrees with structural_equal (equal expressions hash alike), memoized by node:
 /// keep one only while the expressions it has hashed are alive, since a freed node's address

@@ -41,15 +41,9 @@ class InplaceVerifier : public StmtVisitor, public ExprVisitor {
     }
     if (b == src_) {
       if (!store_ || store_->value->dtype != op->dtype || store_->value->lanes != op->lanes ||
-          store_->indices.size() != op->indices.size()) {
+          !structural_equal(store_->indices, op->indices)) {
         ok_ = false;
         return;
-      }
-      for (size_t i = 0; i < op->indices.size(); ++i) {
-        if (!structural_equal(store_->indices[i], op->indices[i])) {
-          ok_ = false;
-          return;
-        }
       }
     }
     ++index_depth_;

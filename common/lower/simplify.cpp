@@ -373,13 +373,10 @@ class StmtSimplifier : public StmtMutator {
     Stmt s = StmtMutator::visit_(op, self);
     const auto* store = s.as<StoreNode>();
     const auto* load = store ? store->value.as<BufferLoadNode>() : nullptr;
-    if (!load || load->buffer.get() != store->buffer.get() ||
-        load->indices.size() != store->indices.size())
-      return s;
-    for (size_t i = 0; i < load->indices.size(); ++i) {
-      if (!structural_equal(load->indices[i], store->indices[i])) return s;
-    }
-    return SeqNode::make({});
+    if (load && load->buffer.get() == store->buffer.get() &&
+        structural_equal(load->indices, store->indices))
+      return SeqNode::make({});
+    return s;
   }
 
  private:
