@@ -63,7 +63,8 @@ struct JobResult {
   uint64_t job_id = 0;
   measure::MeasureResult result;
   std::string artifact;  ///< set by a build
-  bool retire = false;   ///< the worker asks to be replaced (it nears its CPU-time limit)
+  bool retire = false;   ///< the worker asks to be replaced (it nears its CPU-time limit, or ends
+                         ///< after a kernel call stuck past the run timeout)
 };
 
 }  // namespace mrd::proto

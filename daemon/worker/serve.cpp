@@ -105,11 +105,13 @@ std::atomic<uint64_t> g_current_job{0};  // read by the run watchdog's thread
 
 int serve(int in_fd, int out_fd, const ServeOptions& options) {
   g_out_fd = out_fd;
-  // A kernel call stuck past the run timeout cannot be taken back: report and end.
+  // A kernel call stuck past the run timeout cannot be taken back: report and end, as a
+  // retiring worker, so that the daemon replaces it instead of handing it the next job.
   measure::set_stuck_run_handler([](const MeasureResult& r) {
     proto::JobResult jr;
     jr.job_id = g_current_job;
     jr.result = r;
+    jr.retire = true;
     write_all(g_out_fd, proto::encode(jr));
     ::_exit(0);
   });

@@ -91,6 +91,29 @@ TEST_CASE("a run past its timeout is RUN_TIMEOUT, the daemon keeps serving") {
   CHECK(c.status().workers_alive == 1);
 }
 
+TEST_CASE(
+    "a call stuck past the run timeout ends its worker, and the next state of the batch still "
+    "builds") {
+  // One call of a naive 2048^3 matmul takes seconds: past the timeout and its grace second, the
+  // worker reports RUN_TIMEOUT and exits. The daemon must not hand that worker the next build.
+  // With the correctness check, the daemon's own deadline for the run is far later.
+  Daemon d(1);
+  auto options = quick_options();
+  options.run_timeout = 0.2;
+  options.check_correctness = true;
+  client::Client c(d.socket());
+  std::vector<MeasureResult> results;
+  c.measure(matmul_task(2048), {"[]", "[]"}, options,
+            [&](uint32_t, const MeasureResult& r) { results.push_back(r); });
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) {
+    INFO(r.error_msg);
+    CHECK(r.error_no == MeasureErrorNo::RunTimeout);
+  }
+  CHECK(small_batch_works(d.socket()));
+  CHECK(c.status().workers_alive == 1);
+}
+
 TEST_CASE("a build past its timeout is BUILD_TIMEOUT, the daemon keeps serving") {
   Daemon d(1);
   auto options = quick_options();
