@@ -11,7 +11,8 @@ state. TVM's runner keeps one process for all of a workload's states, as for a b
 TVM's tuner (bench_lib/kept_runner.py says why). measurerd checks
 each result against its reference interpreter (check_correctness). Both sides use number 3,
 repeat 1, min_repeat_ms --min-repeat-ms, target llvm -mcpu=znver3, HardwareParams(1, 64, 64,
-0, 0, 0, 0, 0), layout_rewrite_option 1, TVM_NUM_THREADS=1.
+0, 0, 0, 0, 0), layout_rewrite_option 1, TVM_NUM_THREADS=1, a run timeout of 20 s and a
+build timeout of 30 s.
 
 Printed per workload: states, compared (both succeeded), failures on each side with their
 messages, the Spearman rank correlation of our costs with TVM's, the 10th/50th/90th
@@ -19,7 +20,9 @@ percentile of our cost / TVM's, the share within 1.5x and within 1.1x (the figur
 says something where a workload's states all cost about the same and a rank correlation is
 noise on both sides); then the mean Spearman and the pooled ratios over all workloads. A workload measurerd refuses is listed with the reason.
 With --network NAME, the workloads are the tasks of one of Relay's test networks
-(resnet-18, resnet-34, resnet-50, mobilenet; NHWC, batch 1, random weights), as
+(resnet-18, resnet-34, resnet-50 and mobilenet in NHWC as TVM's tune_network_x86 tutorial
+builds them; squeezenet_v1.1, inception_v3, densenet-121, vgg-11 and dcgan in NCHW;
+resnet3d-18 in NDHWC; batch 1, random weights), as
 auto_scheduler.extract_tasks gives them for the target: layout_rewrite_option 2, where TVM
 passes each layout-free weight already in the layout the candidate's schedule gives it (and
 so does measurerd), Winograd convolutions included.
@@ -222,19 +225,52 @@ def mean_cost(result):
     return float(np.mean([float(c) for c in result.costs]))
 
 
-def network_tasks(name):
-    """The tasks auto_scheduler.extract_tasks finds in one of Relay's test networks (NHWC, batch
-    1, as TVM's tune_network_x86 tutorial), by their descriptions less "vm_mod_fused_";
-    layout_rewrite_option 2, as TVM's Relay integration gives them."""
-    from tvm.relay import testing
+# Both sides' timeouts (seconds): a state one side gives up on, the other must too.
+RUN_TIMEOUT = 20
+BUILD_TIMEOUT = 30
+
+
+def _network(testing, name):
+    """(module, params) of the Relay test network `name`, batch 1, as TVM's tutorials build
+    them: the ResNets and MobileNet in NHWC (tune_network_x86), the rest in the layout their
+    definitions have; None for a name not listed in NETWORKS."""
+    if name.startswith("resnet3d-"):
+        return testing.resnet_3d.get_workload(num_layers=int(name.split("-")[1]), batch_size=1,
+                                              layout="NDHWC", image_shape=(16, 112, 112, 3))
     if name.startswith("resnet-"):
-        mod, params = testing.resnet.get_workload(num_layers=int(name.split("-")[1]), batch_size=1,
-                                                  layout="NHWC", image_shape=(224, 224, 3))
-    elif name == "mobilenet":
-        mod, params = testing.mobilenet.get_workload(batch_size=1, layout="NHWC",
-                                                     image_shape=(224, 224, 3))
-    else:
-        raise ValueError("unknown network %s (resnet-18, resnet-34, resnet-50, mobilenet)" % name)
+        return testing.resnet.get_workload(num_layers=int(name.split("-")[1]), batch_size=1,
+                                           layout="NHWC", image_shape=(224, 224, 3))
+    if name == "mobilenet":
+        return testing.mobilenet.get_workload(batch_size=1, layout="NHWC",
+                                              image_shape=(224, 224, 3))
+    if name == "squeezenet_v1.1":
+        return testing.squeezenet.get_workload(batch_size=1, version="1.1")
+    if name == "inception_v3":
+        return testing.inception_v3.get_workload(batch_size=1, image_shape=(3, 299, 299))
+    if name.startswith("densenet-"):
+        return testing.densenet.get_workload(densenet_size=int(name.split("-")[1]), batch_size=1)
+    if name.startswith("vgg-"):
+        return testing.vgg.get_workload(batch_size=1, num_layers=int(name.split("-")[1]))
+    if name == "dcgan":
+        return testing.dcgan.get_workload(batch_size=1)
+    return None
+
+
+NETWORKS = ("resnet-18, resnet-34, resnet-50, mobilenet (NHWC); squeezenet_v1.1, inception_v3, "
+            "densenet-121, vgg-11, dcgan (NCHW); resnet3d-18 (NDHWC)")
+NETWORK_NAMES = ("resnet-18", "resnet-34", "resnet-50", "mobilenet", "squeezenet_v1.1",
+                 "inception_v3", "densenet-121", "vgg-11", "dcgan", "resnet3d-18")
+
+
+def network_tasks(name):
+    """The tasks auto_scheduler.extract_tasks finds in one of Relay's test networks (batch 1,
+    see _network), by their descriptions less "vm_mod_fused_"; layout_rewrite_option 2, as
+    TVM's Relay integration gives them."""
+    from tvm.relay import testing
+    net = _network(testing, name) if name in NETWORK_NAMES else None
+    if net is None:
+        raise ValueError("unknown network %s (%s)" % (name, NETWORKS))
+    mod, params = net
     tasks, _ = auto_scheduler.extract_tasks(
         mod["main"], params, tvm.target.Target(TARGET),
         hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
@@ -251,7 +287,7 @@ def measure(task, args, runner):
     inputs = [auto_scheduler.MeasureInput(task, s) for s in states]
     # One runner process for the workload's states, as for a batch (see bench_lib/kept_runner).
     local = KeptProcessRunner(auto_scheduler.LocalRunner(
-        number=3, repeat=1, min_repeat_ms=args.min_repeat_ms, timeout=20))
+        number=3, repeat=1, min_repeat_ms=args.min_repeat_ms, timeout=RUN_TIMEOUT))
     tvm_costs, our_costs, failures = [None] * len(inputs), [None] * len(inputs), []
     records = [None] * len(inputs)
 
@@ -268,7 +304,8 @@ def measure(task, args, runner):
 
     for p in range(args.passes):
         # TVM's runner deletes each built file once it ran it: a build per pass.
-        built = auto_scheduler.LocalBuilder(n_parallel=2, timeout=30).build(inputs, verbose=0)
+        built = auto_scheduler.LocalBuilder(n_parallel=2, timeout=BUILD_TIMEOUT).build(
+            inputs, verbose=0)
         for i, inp in enumerate(inputs):
             sides = [("tvm", lambda: local.run([inp], [built[i]])[0], tvm_costs),
                      ("measurerd", lambda: runner.measure([inp])[0], our_costs)]
@@ -311,9 +348,9 @@ def main():
     p.add_argument("--json", metavar="FILE",
                    help="write each state's record, TVM's cost and ours (seconds) to FILE")
     p.add_argument("--network", metavar="NAME",
-                   help="measure the tasks of a Relay test network instead (resnet-18, resnet-34, "
-                        "resnet-50, mobilenet: NHWC, batch 1, layout_rewrite_option 2 as TVM's "
-                        "Relay integration gives them); WORKLOADs then name some of its tasks")
+                   help="measure the tasks of a Relay test network instead (%s; batch 1, "
+                        "layout_rewrite_option 2 as TVM's Relay integration gives them); "
+                        "WORKLOADs then name some of its tasks" % NETWORKS)
     args = p.parse_args()
     if args.network:
         try:
@@ -333,7 +370,8 @@ def main():
     proc, sock = start_daemon(args.build, 1, tmp)
     try:
         runner = measurerd.tvm.Runner(sock, verbose=0, check_correctness=True, number=3,
-                                      repeat=1, min_repeat_ms=args.min_repeat_ms)
+                                      repeat=1, min_repeat_ms=args.min_repeat_ms,
+                                      timeout=RUN_TIMEOUT, build_timeout=BUILD_TIMEOUT)
         print("bench-topi: TVM %s and measurerd (%s), %s, %d states per workload, %d passes; "
               "ratio = our mean cost / TVM's%s" % (
                   tvm.__version__, args.build, TARGET, args.states, args.passes,
