@@ -230,10 +230,17 @@ RUN_TIMEOUT = 20
 BUILD_TIMEOUT = 30
 
 
+# The Relay test networks --network takes, with the layout each is built in.
+NETWORKS = {"resnet-18": "NHWC", "resnet-34": "NHWC", "resnet-50": "NHWC", "mobilenet": "NHWC",
+            "squeezenet_v1.1": "NCHW", "inception_v3": "NCHW", "densenet-121": "NCHW",
+            "vgg-11": "NCHW", "dcgan": "NCHW", "resnet3d-18": "NDHWC"}
+NETWORK_LIST = ", ".join("%s (%s)" % kv for kv in NETWORKS.items())
+
+
 def _network(testing, name):
-    """(module, params) of the Relay test network `name`, batch 1, as TVM's tutorials build
-    them: the ResNets and MobileNet in NHWC (tune_network_x86), the rest in the layout their
-    definitions have; None for a name not listed in NETWORKS."""
+    """(module, params) of the Relay test network `name` (a key of NETWORKS), batch 1, as TVM's
+    tutorials build them: the ResNets and MobileNet in NHWC (tune_network_x86), the rest in the
+    layout their definitions have."""
     if name.startswith("resnet3d-"):
         return testing.resnet_3d.get_workload(num_layers=int(name.split("-")[1]), batch_size=1,
                                               layout="NDHWC", image_shape=(16, 112, 112, 3))
@@ -251,15 +258,7 @@ def _network(testing, name):
         return testing.densenet.get_workload(densenet_size=int(name.split("-")[1]), batch_size=1)
     if name.startswith("vgg-"):
         return testing.vgg.get_workload(batch_size=1, num_layers=int(name.split("-")[1]))
-    if name == "dcgan":
-        return testing.dcgan.get_workload(batch_size=1)
-    return None
-
-
-NETWORKS = ("resnet-18, resnet-34, resnet-50, mobilenet (NHWC); squeezenet_v1.1, inception_v3, "
-            "densenet-121, vgg-11, dcgan (NCHW); resnet3d-18 (NDHWC)")
-NETWORK_NAMES = ("resnet-18", "resnet-34", "resnet-50", "mobilenet", "squeezenet_v1.1",
-                 "inception_v3", "densenet-121", "vgg-11", "dcgan", "resnet3d-18")
+    return testing.dcgan.get_workload(batch_size=1)
 
 
 def network_tasks(name):
@@ -267,10 +266,9 @@ def network_tasks(name):
     see _network), by their descriptions less "vm_mod_fused_"; layout_rewrite_option 2, as
     TVM's Relay integration gives them."""
     from tvm.relay import testing
-    net = _network(testing, name) if name in NETWORK_NAMES else None
-    if net is None:
-        raise ValueError("unknown network %s (%s)" % (name, NETWORKS))
-    mod, params = net
+    if name not in NETWORKS:
+        raise ValueError("unknown network %s (known: %s)" % (name, NETWORK_LIST))
+    mod, params = _network(testing, name)
     tasks, _ = auto_scheduler.extract_tasks(
         mod["main"], params, tvm.target.Target(TARGET),
         hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
@@ -350,7 +348,7 @@ def main():
     p.add_argument("--network", metavar="NAME",
                    help="measure the tasks of a Relay test network instead (%s; batch 1, "
                         "layout_rewrite_option 2 as TVM's Relay integration gives them); "
-                        "WORKLOADs then name some of its tasks" % NETWORKS)
+                        "WORKLOADs then name some of its tasks" % NETWORK_LIST)
     args = p.parse_args()
     if args.network:
         try:
