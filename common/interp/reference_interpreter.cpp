@@ -97,8 +97,8 @@ void each_point(int64_t* env, const LaneBox& box, F f) {
 
 // Evaluates one compute op over its whole domain: its axes fill slots 0..n-1 of the
 // environment, row-major (last axis fastest), and a reduction's axes the slots after them.
-// Points go in boxes to ResolvedExpr::eval_f_lanes where it covers the expression, one at a
-// time otherwise, in the same order either way.
+// Points go in boxes to ResolvedExpr's eval_f_lanes or eval_i_lanes where they cover the
+// expression, one at a time otherwise, in the same order either way.
 class OpEvaluator {
  public:
   OpEvaluator(const OperationNode& op, const TensorValues& tensors) : op_(op) {
@@ -151,8 +151,15 @@ class OpEvaluator {
   // The elements of an op without reduction at the points of `box`, if lanes cover its body.
   bool stored_lanes(const LaneBox& box, double* dst) {
     DType t = op_.dtype;
-    if (reduce_ || !is_float(t) || !value_->eval_f_lanes(env_.data(), box, dst)) return false;
-    for (int32_t k = 0; k < box.count; ++k) dst[k] = store_value(t, dst[k]);
+    if (reduce_) return false;
+    if (is_float(t)) {
+      if (!value_->eval_f_lanes(env_.data(), box, dst)) return false;
+      for (int32_t k = 0; k < box.count; ++k) dst[k] = store_value(t, dst[k]);
+      return true;
+    }
+    int64_t values[ResolvedExpr::kMaxLanes];
+    if (!value_->eval_i_lanes(env_.data(), box, values)) return false;
+    for (int32_t k = 0; k < box.count; ++k) dst[k] = static_cast<double>(wrap_int(t, values[k]));
     return true;
   }
 
@@ -166,16 +173,27 @@ class OpEvaluator {
 
   // acc combined with the source at each point of `box` in turn.
   double reduce_box(DType t, double acc, const LaneBox& box) {
-    double values[ResolvedExpr::kMaxLanes];
-    if (!is_float(t) || condition_ || !value_->eval_f_lanes(env_.data(), box, values)) {
-      each_point(env_.data(), box, [&](int32_t) { acc = accumulate(t, acc); });
-      return acc;
-    }
     const BinaryOp combine = combine_op(reduce_->op);
-    for (int32_t k = 0; k < box.count; ++k) {
-      double v = values[k];
-      acc = store_value(t, combine == BinaryOp::Add ? acc + v : float_binary(combine, acc, v));
+    if (!condition_ && is_float(t)) {
+      double values[ResolvedExpr::kMaxLanes];
+      if (value_->eval_f_lanes(env_.data(), box, values)) {
+        for (int32_t k = 0; k < box.count; ++k) {
+          double v = values[k];
+          acc = store_value(t, combine == BinaryOp::Add ? acc + v : float_binary(combine, acc, v));
+        }
+        return acc;
+      }
+    } else if (!condition_) {
+      int64_t values[ResolvedExpr::kMaxLanes];
+      if (value_->eval_i_lanes(env_.data(), box, values)) {
+        for (int32_t k = 0; k < box.count; ++k) {
+          acc = static_cast<double>(
+              wrap_int(t, int_binary(combine, float_to_int(DType::Int64, acc), values[k])));
+        }
+        return acc;
+      }
     }
+    each_point(env_.data(), box, [&](int32_t) { acc = accumulate(t, acc); });
     return acc;
   }
 

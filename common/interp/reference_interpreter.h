@@ -3,8 +3,8 @@
 // against. It evaluates each op in stage order over its whole domain, in row-major order and
 // each reduction in the order of its domain (last axis fastest); each op's expressions are
 // resolved once (resolved_expr.h) and evaluated at up to 64 points at a time where they are
-// plain float arithmetic on reads at affine indices, with the same results. Float math is done in
-// double and rounded to float32 at each stored element of a float32 op (including each
+// plain arithmetic on reads (see ResolvedExpr::eval_f_lanes), with the same results. Float math is
+// done in double and rounded to float32 at each stored element of a float32 op (including each
 // update of a reduction's accumulator), so results compare with compiled float32 code within
 // rounding. Integer math is exact for the type (int32 wraps, floordiv/floormod floor, Div on
 // integers truncates, division by zero is an error). if_then_else and select evaluate only

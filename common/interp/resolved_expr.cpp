@@ -100,6 +100,7 @@ ResolvedExpr::ResolvedExpr(const Expr& e, const std::vector<const VarNode*>& slo
   root_ = resolve(e, r);
   if (nodes_[static_cast<size_t>(root_)].lanes) order_lanes(root_);
   lane_values_.resize(lane_order_.size() * kMaxLanes);
+  lane_ints_.resize(lane_order_.size() * kMaxLanes);
 }
 
 void ResolvedExpr::order_lanes(int32_t id) {
@@ -116,7 +117,15 @@ void ResolvedExpr::order_lanes(int32_t id) {
     case ExprKind::Call:
       for (int32_t k = 0; k < n.b; ++k) order_lanes(args_[static_cast<size_t>(n.a + k)]);
       break;
-    default:  // a read's indices are read_lanes' own business
+    case ExprKind::TensorRead: {  // read_lanes steps through affine indices itself
+      const Read& r = reads_[static_cast<size_t>(n.value)];
+      for (int32_t d = 0; d < r.rank; ++d) {
+        const Index& x = indices_[static_cast<size_t>(r.first_index + d)];
+        if (!x.affine) order_lanes(x.node);
+      }
+      break;
+    }
+    default:
       break;
   }
   n.lane_order = static_cast<int32_t>(lane_order_.size());
@@ -266,25 +275,28 @@ bool ResolvedExpr::covered(const Node& n) const {
         case BinaryOp::Mod:
         case BinaryOp::Min:
         case BinaryOp::Max:
-          return is_float(n.dtype) && operand(n.a) && operand(n.b);
+          break;
+        case BinaryOp::FloorDiv:
+        case BinaryOp::FloorMod:
+          if (is_float(n.dtype)) return false;
+          break;
         default:
           return false;
       }
-    case ExprKind::Cast: {
-      // To a float, from a float or from an integer variable or constant (converted to double
-      // as one point at a time converts it).
-      const Node& value = nodes_[static_cast<size_t>(n.a)];
-      bool exact = is_float(n.operand_dtype) || value.kind == ExprKind::Var ||
-                   value.kind == ExprKind::IntImm;
-      return is_float(n.dtype) && exact && value.lanes;
-    }
+      // Both operands of the node's type (an integer node's of an integer type, not bool).
+      return (is_float(n.dtype) || is_int(n.operand_dtype)) && operand(n.a) && operand(n.b);
+    case ExprKind::Cast:
+      // From a float or an integer, to a float or (from an integer) to an integer.
+      return (is_float(n.dtype) ? n.operand_dtype != DType::Bool : is_int(n.operand_dtype)) &&
+             n.dtype != DType::Bool && operand(n.a);
     case ExprKind::Call: {
       auto op = static_cast<CallOp>(n.op);
-      if (!is_float(n.dtype) || op == CallOp::IfThenElse || op == CallOp::Likely ||
-          is_integer_call(op))
+      if (op == CallOp::IfThenElse || op == CallOp::Likely || op == CallOp::IsNan ||
+          is_float(n.dtype) == is_integer_call(op) || n.dtype == DType::Bool)
         return false;
       for (int32_t k = 0; k < n.b; ++k) {
-        if (!operand(args_[static_cast<size_t>(n.a + k)])) return false;
+        const Node& arg = nodes_[static_cast<size_t>(args_[static_cast<size_t>(n.a + k)])];
+        if (!arg.lanes || (!is_float(n.dtype) && !is_int(arg.dtype))) return false;
       }
       return n.b == call_op_arity(op);
     }
@@ -293,7 +305,9 @@ bool ResolvedExpr::covered(const Node& n) const {
       if (r.tensor == nullptr) return false;
       for (int32_t d = 0; d < r.rank; ++d) {
         const Index& x = indices_[static_cast<size_t>(r.first_index + d)];
-        if (!x.affine || (x.dtype != DType::Int32 && x.dtype != DType::Int64)) return false;
+        bool stepped = x.affine && (x.dtype == DType::Int32 || x.dtype == DType::Int64);
+        const Node& general = nodes_[static_cast<size_t>(x.node)];
+        if (!stepped && !(general.lanes && is_int(general.dtype))) return false;
       }
       return true;
     }
@@ -302,18 +316,25 @@ bool ResolvedExpr::covered(const Node& n) const {
   }
 }
 
-bool ResolvedExpr::read_lanes(const Node& n, const int64_t* env, const LaneBox& box,
-                              double* out) const {
-  // Each index is v + sum(c[j] * offset[j]) at a point offset[j] along axis j of the box from
-  // its first point: c[j] is the index's coefficient of axis j's slot, v its value at the first
-  // point. With v in bounds and |c[j]| < 2^31, the sums below cannot overflow; in bounds at the
-  // corners of the box, the index is in bounds in between, where (far from its type's limits)
-  // wrapping each operation leaves it as it is.
+bool ResolvedExpr::read_lanes(const Node& n, const int64_t* env, const LaneBox& box, double* out) {
+  // An affine index is v + sum(c[j] * offset[j]) at a point offset[j] along axis j of the box
+  // from its first point: c[j] is the index's coefficient of axis j's slot, v its value at the
+  // first point. With v in bounds and |c[j]| < 2^31, the sums below cannot overflow; in bounds
+  // at the corners of the box, the index is in bounds in between, where (far from its type's
+  // limits) wrapping each operation leaves it as it is. Any other index has its value at each
+  // point in its node's lanes, checked point by point.
   const Read& r = reads_[static_cast<size_t>(n.value)];
   const int64_t* shape = r.tensor->shape.data();
   const Index* idx = indices_.data() + r.first_index;
   int64_t flat = 0, step[kMaxLaneAxes] = {};
+  bool stepped_only = true;
   for (int32_t d = 0; d < r.rank; ++d) {
+    for (int32_t j = 0; j < box.rank; ++j) step[j] *= shape[d];
+    flat *= shape[d];
+    if (!idx[d].affine) {
+      stepped_only = false;
+      continue;
+    }
     int64_t first = index(idx[d], env), lo = first, hi = first;
     if (first < 0 || first >= shape[d]) return false;
     const Term* t = terms_.data() + idx[d].first_term;
@@ -325,20 +346,30 @@ bool ResolvedExpr::read_lanes(const Node& n, const int64_t* env, const LaneBox& 
       if (c <= -(int64_t{1} << 31) || c >= (int64_t{1} << 31)) return false;
       int64_t span = c * (box.axes[j].length - 1);
       (span < 0 ? lo : hi) += span;
-      step[j] = step[j] * shape[d] + c;
+      step[j] += c;
     }
     if (lo < 0 || hi >= shape[d]) return false;
-    flat = flat * shape[d] + first;
+    flat += first;
   }
   const double* data = r.tensor->data.data() + flat;
-  if (box.rank == 1) {
+  int64_t offset[kMaxLanes] = {};
+  if (!stepped_only) {
+    int64_t stride = 1;
+    for (int32_t d = r.rank; d-- > 0; stride *= shape[d]) {
+      if (idx[d].affine) continue;
+      const int64_t* v = lane_ints(idx[d].node);
+      for (int32_t k = 0; k < box.count; ++k) {
+        if (v[k] < 0 || v[k] >= shape[d]) return false;
+        offset[k] += v[k] * stride;
+      }
+    }
+  } else if (box.rank == 1) {
     for (int32_t k = 0; k < box.count; ++k) out[k] = data[k * step[0]];
     return true;
   }
   for (int32_t k = 0; k < box.count; ++k) {
-    int64_t offset = 0;
-    for (int32_t j = 0; j < box.rank; ++j) offset += digits_[j][k] * step[j];
-    out[k] = data[offset];
+    for (int32_t j = 0; j < box.rank; ++j) offset[k] += digits_[j][k] * step[j];
+    out[k] = data[offset[k]];
   }
   return true;
 }
@@ -360,39 +391,79 @@ void ResolvedExpr::set_digits(const LaneBox& box) {
   for (int32_t j = 0; j < box.rank; ++j) digits_length_[j] = box.axes[j].length;
 }
 
-bool ResolvedExpr::eval_f_lanes(const int64_t* env, const LaneBox& box, double* out) {
+double* ResolvedExpr::lane_doubles(int32_t id) {
+  return lane_values_.data() +
+         static_cast<size_t>(nodes_[static_cast<size_t>(id)].lane_order) * kMaxLanes;
+}
+
+int64_t* ResolvedExpr::lane_ints(int32_t id) {
+  return lane_ints_.data() +
+         static_cast<size_t>(nodes_[static_cast<size_t>(id)].lane_order) * kMaxLanes;
+}
+
+bool ResolvedExpr::int_lanes(const Node& n, int32_t count, int64_t* out) {
+  const int64_t* x = lane_ints(n.a);
+  const int64_t* y = lane_ints(n.b);
+  auto op = static_cast<BinaryOp>(n.op);
+  if (is_division(op)) {
+    for (int32_t k = 0; k < count; ++k) {
+      if (y[k] == 0) return false;  // one point at a time reports it
+    }
+  }
+  const DType t = n.dtype;
+  switch (op) {  // the common index operators inline, the rest through int_binary
+    case BinaryOp::Add:
+      for (int32_t k = 0; k < count; ++k) out[k] = wrap_int(t, wrapping_add(x[k], y[k]));
+      break;
+    case BinaryOp::Mul:
+      for (int32_t k = 0; k < count; ++k) out[k] = wrap_int(t, wrapping_mul(x[k], y[k]));
+      break;
+    case BinaryOp::FloorDiv:
+      for (int32_t k = 0; k < count; ++k) out[k] = wrap_int(t, floor_div(x[k], y[k]));
+      break;
+    case BinaryOp::FloorMod:
+      for (int32_t k = 0; k < count; ++k) out[k] = wrap_int(t, floor_mod(x[k], y[k]));
+      break;
+    default:
+      for (int32_t k = 0; k < count; ++k) out[k] = wrap_int(t, int_binary(op, x[k], y[k]));
+  }
+  return true;
+}
+
+bool ResolvedExpr::run_lanes(const int64_t* env, const LaneBox& box) {
   MRD_CHECK(box.count >= 1 && box.count <= kMaxLanes && box.rank <= kMaxLaneAxes,
             "eval_f_lanes: a box of ", box.count, " points over ", box.rank, " axes");
   if (!nodes_[static_cast<size_t>(root_)].lanes) return false;
   set_digits(box);
-  auto values = [&](int32_t id) {
-    return lane_values_.data() +
-           static_cast<size_t>(nodes_[static_cast<size_t>(id)].lane_order) * kMaxLanes;
-  };
   const int32_t count = box.count;
   // Operands come before the nodes that use them: one pass in order evaluates each once.
   for (int32_t id : lane_order_) {
     const Node& n = nodes_[static_cast<size_t>(id)];
-    double* v = values(id);
+    double* v = lane_doubles(id);
+    int64_t* z = lane_ints(id);
+    const bool integer = is_int(n.dtype);
     switch (n.kind) {
       case ExprKind::FloatImm:
-      case ExprKind::IntImm: {
-        double x = n.kind == ExprKind::FloatImm ? n.fvalue : static_cast<double>(n.value);
-        for (int32_t k = 0; k < count; ++k) v[k] = x;
+        for (int32_t k = 0; k < count; ++k) v[k] = n.fvalue;
         break;
-      }
+      case ExprKind::IntImm:
+        for (int32_t k = 0; k < count; ++k) z[k] = n.value;
+        break;
       case ExprKind::Var: {
         const int32_t* along = nullptr;
         for (int32_t j = 0; j < box.rank; ++j) {
           if (box.axes[j].slot == n.value) along = digits_[j];
         }
-        for (int32_t k = 0; k < count; ++k)
-          v[k] = static_cast<double>(env[n.value] + (along ? along[k] : 0));
+        for (int32_t k = 0; k < count; ++k) z[k] = env[n.value] + (along ? along[k] : 0);
         break;
       }
       case ExprKind::Binary: {
-        const double* x = values(n.a);
-        const double* y = values(n.b);
+        if (integer) {
+          if (!int_lanes(n, count, z)) return false;
+          break;
+        }
+        const double* x = lane_doubles(n.a);
+        const double* y = lane_doubles(n.b);
         auto op = static_cast<BinaryOp>(n.op);
         if (op == BinaryOp::Add) {
           for (int32_t k = 0; k < count; ++k) v[k] = x[k] + y[k];
@@ -403,29 +474,59 @@ bool ResolvedExpr::eval_f_lanes(const int64_t* env, const LaneBox& box, double* 
         }
         break;
       }
-      case ExprKind::Cast: {
-        const double* x = values(n.a);
-        for (int32_t k = 0; k < count; ++k) v[k] = store_value(n.dtype, x[k]);
+      case ExprKind::Cast:
+        if (integer) {
+          const int64_t* x = lane_ints(n.a);
+          for (int32_t k = 0; k < count; ++k) z[k] = wrap_int(n.dtype, x[k]);
+        } else {
+          const double* x = lane_doubles(n.a);
+          for (int32_t k = 0; k < count; ++k) v[k] = store_value(n.dtype, x[k]);
+        }
         break;
-      }
       case ExprKind::Call: {
         const int32_t* arg = args_.data() + n.a;
-        const double* x = values(arg[0]);
-        const double* y = n.b > 1 ? values(arg[1]) : nullptr;
         auto op = static_cast<CallOp>(n.op);
+        if (integer) {
+          const int64_t* x = lane_ints(arg[0]);
+          const int64_t* y = n.b > 1 ? lane_ints(arg[1]) : nullptr;
+          for (int32_t k = 0; k < count; ++k) z[k] = int_call(op, n.dtype, x[k], y ? y[k] : 0);
+          break;
+        }
+        const double* x = lane_doubles(arg[0]);
+        const double* y = n.b > 1 ? lane_doubles(arg[1]) : nullptr;
         for (int32_t k = 0; k < count; ++k) v[k] = float_call(op, x[k], y ? y[k] : 0.0);
         break;
       }
       case ExprKind::TensorRead:
         if (!read_lanes(n, env, box, v)) return false;
-        break;
+        // As i reads an element of an integer tensor: the value converted, v as f gives it.
+        if (integer) {
+          for (int32_t k = 0; k < count; ++k) z[k] = float_to_int(DType::Int64, v[k]);
+        }
+        continue;
       default:
         MRD_CHECK(false, "eval_f_lanes: node kind ", static_cast<int>(n.kind),
                   " marked as covered");
     }
+    // An integer node as f gives it: its value converted to double.
+    if (integer || n.kind == ExprKind::IntImm || n.kind == ExprKind::Var) {
+      for (int32_t k = 0; k < count; ++k) v[k] = static_cast<double>(z[k]);
+    }
   }
-  const double* root = values(root_);
-  for (int32_t k = 0; k < count; ++k) out[k] = root[k];
+  return true;
+}
+
+bool ResolvedExpr::eval_f_lanes(const int64_t* env, const LaneBox& box, double* out) {
+  if (!run_lanes(env, box)) return false;
+  const double* root = lane_doubles(root_);
+  for (int32_t k = 0; k < box.count; ++k) out[k] = root[k];
+  return true;
+}
+
+bool ResolvedExpr::eval_i_lanes(const int64_t* env, const LaneBox& box, int64_t* out) {
+  if (!is_int(nodes_[static_cast<size_t>(root_)].dtype) || !run_lanes(env, box)) return false;
+  const int64_t* root = lane_ints(root_);
+  for (int32_t k = 0; k < box.count; ++k) out[k] = root[k];
   return true;
 }
 

@@ -49,11 +49,17 @@ class ResolvedExpr {
 
   /// eval_f at every point of `box` (at most kMaxLanes), into out[0..box.count). Returns
   /// false, having written nothing to out and reported nothing, when the expression has a node
-  /// lanes do not cover (a select, a comparison, an integer operation, a read at an index that is
-  /// not affine...) or when some point would read out of bounds: the caller then evaluates one
-  /// point at a time, which reports what the interpreter reports. Every node covered is evaluated
-  /// at every point one at a time too, so the results are the same.
+  /// lanes do not cover (a select, if_then_else, a comparison, a logical operator, a cast from
+  /// a float to an integer, a read at an index built of one...) or when some point would read
+  /// out of bounds or divide by zero: the caller then evaluates one point at a time, which
+  /// reports what the interpreter reports. Lanes cover the integer arithmetic (+, -, *, the four
+  /// divisions, min, max, the bitwise intrinsics and casts, each wrapped to its type as one
+  /// point at a time wraps it), so an index such as floordiv(c, 8) or floormod(c, 8) of a
+  /// blocked layout is read in lanes too. Every node covered is evaluated at every point one at
+  /// a time too, so the results are the same.
   bool eval_f_lanes(const int64_t* env, const LaneBox& box, double* out);
+  /// eval_i at every point of `box`, with eval_f_lanes' coverage and refusals.
+  bool eval_i_lanes(const int64_t* env, const LaneBox& box, int64_t* out);
 
  private:
   struct Node {
@@ -103,7 +109,11 @@ class ResolvedExpr {
   bool covered(const Node& n) const;
   void set_digits(const LaneBox& box);
   void order_lanes(int32_t id);
-  bool read_lanes(const Node& n, const int64_t* env, const LaneBox& box, double* out) const;
+  bool run_lanes(const int64_t* env, const LaneBox& box);
+  bool int_lanes(const Node& n, int32_t count, int64_t* out);
+  bool read_lanes(const Node& n, const int64_t* env, const LaneBox& box, double* out);
+  double* lane_doubles(int32_t id);
+  int64_t* lane_ints(int32_t id);
 
   std::vector<Node> nodes_;
   std::vector<int32_t> args_;  ///< operands of calls, in order
@@ -111,10 +121,12 @@ class ResolvedExpr {
   std::vector<Index> indices_;
   std::vector<Term> terms_;
   int32_t root_ = -1;
-  /// The nodes eval_f_lanes evaluates, operands first (not the nodes of reads' indices), and
-  /// kMaxLanes values for each.
+  /// The nodes eval_f_lanes evaluates, operands first (of reads' indices, only those that are
+  /// not affine), and kMaxLanes values for each: as doubles (what f gives), and for a node of
+  /// an integer type also as integers (what i gives).
   std::vector<int32_t> lane_order_;
   std::vector<double> lane_values_;
+  std::vector<int64_t> lane_ints_;
   /// Each point's offset along each axis of the last box of its shape (its rank and lengths).
   int32_t digits_[kMaxLaneAxes][kMaxLanes];
   int32_t digits_rank_ = -1;

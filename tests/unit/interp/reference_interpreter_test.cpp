@@ -211,3 +211,80 @@ TEST_CASE("make_input is deterministic and uniform between 1 and 10", "[interp]"
   CHECK(r.data[0] == -0.5);
   CHECK(r.data[1] == static_cast<double>(static_cast<float>(0.919 - 0.5)));
 }
+
+TEST_CASE("a conv2d in a blocked layout (NCHWc) adds in the order of its domain", "[interp]") {
+  // TOPI's conv2d_NCHWc: channel ic of the input is at [ic // 4][...][ic % 4]. Lanes cover
+  // these indices; float32 rounding after each addition makes any other order show.
+  const int64_t ic_n = 8, bn = 4, hw = 5, oc_chunks = 2, oc_bn = 3;
+  Tensor data = placeholder({1, ic_n / bn, hw, hw, bn}, "data");
+  Tensor kernel = placeholder({oc_chunks, ic_n / bn, 3, 3, bn, oc_bn}, "kernel");
+  IterVar ic = reduce_axis(0, ic_n, "ic"), kh = reduce_axis(0, 3, "kh"),
+          kw = reduce_axis(0, 3, "kw");
+  const int64_t out_hw = hw - 2;
+  Tensor conv = compute(
+      {1, oc_chunks, out_hw, out_hw, oc_bn},
+      [&](Var n, Var oc, Var oh, Var ow, Var ob) {
+        return sum(data(n, floordiv(ic.var, bn), oh + kh.var, ow + kw.var, floormod(ic.var, bn)) *
+                       kernel(oc, floordiv(ic.var, bn), kh.var, kw.var, floormod(ic.var, bn), ob),
+                   {ic, kh, kw});
+      },
+      "conv", {"n", "oc", "oh", "ow", "ob"});
+  dag::ComputeDAG d({data, kernel, conv});
+  std::vector<HostTensor> in = reference_inputs(d);
+  for (HostTensor& t : in) {
+    for (double& v : t.data) v = static_cast<double>(static_cast<float>(std::sin(v * 91.0) * 1e3));
+  }
+  auto out = interp::evaluate(d, in);
+  auto at = [](const HostTensor& t, std::vector<int64_t> i) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < i.size(); ++d) flat = flat * t.shape[d] + i[d];
+    return t.data[static_cast<size_t>(flat)];
+  };
+  for (int64_t oc = 0; oc < oc_chunks; ++oc) {
+    for (int64_t oh = 0; oh < out_hw; ++oh) {
+      for (int64_t ow = 0; ow < out_hw; ++ow) {
+        for (int64_t ob = 0; ob < oc_bn; ++ob) {
+          float acc = 0;
+          for (int64_t c = 0; c < ic_n; ++c) {
+            for (int64_t y = 0; y < 3; ++y) {
+              for (int64_t x = 0; x < 3; ++x) {
+                acc = static_cast<float>(static_cast<double>(acc) +
+                                         at(in[0], {0, c / bn, oh + y, ow + x, c % bn}) *
+                                             at(in[1], {oc, c / bn, y, x, c % bn, ob}));
+              }
+            }
+          }
+          CHECK(at(out[0], {0, oc, oh, ow, ob}) == static_cast<double>(acc));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("an int8 dense with int32 accumulation is exact, wrapping included", "[interp]") {
+  const int64_t m = 3, n = 5, k = 70;
+  Tensor a = placeholder({m, k}, "A", DType::Int8);
+  Tensor b = placeholder({n, k}, "B", DType::Int8);
+  IterVar r = reduce_axis(0, k, "k");
+  Tensor c = compute(
+      {m, n},
+      [&](Var i, Var j) {
+        return sum(cast(DType::Int32, a(i, r.var)) * cast(DType::Int32, b(j, r.var)) * 100000, {r});
+      },
+      "C", {"i", "j"});
+  auto out =
+      interp::evaluate(dag::ComputeDAG({a, b, c}), reference_inputs(dag::ComputeDAG({a, b, c})));
+  HostTensor av = interp::make_reference_input(*a.op()), bv = interp::make_reference_input(*b.op());
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      uint32_t acc = 0;  // int32 wrapping, computed without signed overflow
+      for (int64_t x = 0; x < k; ++x) {
+        auto p = static_cast<int64_t>(av.data[static_cast<size_t>(i * k + x)]) *
+                 static_cast<int64_t>(bv.data[static_cast<size_t>(j * k + x)]);
+        acc += static_cast<uint32_t>(static_cast<int32_t>(static_cast<uint32_t>(p * 100000)));
+      }
+      CHECK(out[0].data[static_cast<size_t>(i * n + j)] ==
+            static_cast<double>(static_cast<int32_t>(acc)));
+    }
+  }
+}

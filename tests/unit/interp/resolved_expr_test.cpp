@@ -90,13 +90,85 @@ TEST_CASE("lanes leave what they do not cover to one point at a time", "[interp]
   Var k("k");
   double out[8];
   std::vector<int64_t> env{0};
-  // A select guards its read; an index that is not affine (k * k) is read point by point.
+  // A select guards its read; an index cast from a float is read point by point.
   ResolvedExpr guarded(select(k < 4, a(k), 0.0f), {k.as<VarNode>()}, {{a.op().get(), &av}});
   CHECK_FALSE(guarded.eval_f_lanes(env.data(), box_of({{0, 8}}), out));
-  ResolvedExpr square(a(k * k), {k.as<VarNode>()}, {{a.op().get(), &av}});
-  CHECK_FALSE(square.eval_f_lanes(env.data(), box_of({{0, 2}}), out));
+  Tensor at = placeholder({8}, "At");
+  HostTensor atv{DType::Float32, {8}, {7, 6, 5, 4, 3, 2, 1, 0}};
+  ResolvedExpr gather(a(cast(DType::Int32, at(k))), {k.as<VarNode>()},
+                      {{a.op().get(), &av}, {at.op().get(), &atv}});
+  CHECK_FALSE(gather.eval_f_lanes(env.data(), box_of({{0, 2}}), out));
   env[0] = 2;
-  CHECK(square.eval_f(env.data()) == av.data[4]);
+  CHECK(gather.eval_f(env.data()) == av.data[5]);
+}
+
+TEST_CASE("lanes gather at an index read from an integer tensor, each point checked", "[interp]") {
+  Tensor a = placeholder({8}, "A");
+  Tensor at = placeholder({8}, "At", DType::Int32);
+  HostTensor av = ramp_tensor({8});
+  HostTensor atv{DType::Int32, {8}, {7, 6, 5, 4, 3, 2, 1, 8}};
+  Var k("k");
+  ResolvedExpr gather(a(at(k)) + 1.0f, {k.as<VarNode>()},
+                      {{a.op().get(), &av}, {at.op().get(), &atv}});
+  std::vector<int64_t> env{0};
+  double out[8];
+  REQUIRE(gather.eval_f_lanes(env.data(), box_of({{0, 7}}), out));
+  CHECK(out[1] == av.data[6] + 1.0);
+  CHECK_FALSE(gather.eval_f_lanes(env.data(), box_of({{0, 8}}), out));  // At[7] is past A
+  env[0] = 7;
+  CHECK_THROWS_WITH(gather.eval_f(env.data()), Contains("A") && Contains("out of bounds"));
+}
+
+TEST_CASE("lanes read at a blocked layout's indices as one point at a time does", "[interp]") {
+  // NCHWc: channel c of a blocked tensor is at [c // 8][...][c % 8]. c - 5 goes below zero,
+  // where floordiv and floormod round toward negative infinity.
+  Tensor a = placeholder({3, 4, 8}, "A");
+  HostTensor av = ramp_tensor({3, 4, 8});
+  Var c("c"), h("h");
+  Expr e = a(floordiv(c + 3, 8), h, floormod(c - 5, 8)) * 2.0f +
+           cast(DType::Float32, floordiv(c - 5, 3) * h);
+  ResolvedExpr r(e, {c.as<VarNode>(), h.as<VarNode>()}, {{a.op().get(), &av}});
+  std::vector<int64_t> env{0, 0};
+  ResolvedExpr::LaneBox box = box_of({{0, 16}, {1, 4}});
+  std::vector<double> lanes(static_cast<size_t>(box.count));
+  REQUIRE(r.eval_f_lanes(env.data(), box, lanes.data()));
+  CHECK(lanes == one_at_a_time(r, env, box));
+  CHECK(lanes[13 * 4 + 2] == av.data[2 * 32 + 2 * 8 + 0] * 2.0 + 2.0 * 2.0);  // c 13, h 2
+
+  // c + 3 reaches 24 at c 21, past the first dimension: lanes refuse it, one point reports it.
+  double out[ResolvedExpr::kMaxLanes];
+  CHECK(r.eval_f_lanes(env.data(), box_of({{0, 21}}), out));
+  CHECK_FALSE(r.eval_f_lanes(env.data(), box_of({{0, 22}}), out));
+  env[0] = 21;
+  CHECK_THROWS_WITH(r.eval_f(env.data()), Contains("A") && Contains("out of bounds"));
+}
+
+TEST_CASE(
+    "integer lanes wrap as each operation would and leave a division by zero to one "
+    "point at a time",
+    "[interp]") {
+  Var i("i");
+  // In int32, i * 1000000000 wraps before it is divided.
+  Expr e = floordiv(i * 1000000000, 7) + floormod(i * i, 5) - max(i - 30, 0) +
+           shift_left(bitwise_xor(i, 5), 3) + cast(DType::Int32, cast(DType::Int8, i * 9));
+  ResolvedExpr r(e, {i.as<VarNode>()}, {});
+  std::vector<int64_t> env{-20};
+  ResolvedExpr::LaneBox box = box_of({{0, 64}});
+  int64_t lanes[ResolvedExpr::kMaxLanes];
+  REQUIRE(r.eval_i_lanes(env.data(), box, lanes));
+  for (int32_t k = 0; k < box.count; ++k) {
+    std::vector<int64_t> point{env[0] + k};
+    CHECK(lanes[k] == r.eval_i(point.data()));
+  }
+
+  ResolvedExpr q(floordiv(100, i - 2), {i.as<VarNode>()}, {});
+  env[0] = 0;
+  CHECK_FALSE(q.eval_i_lanes(env.data(), box_of({{0, 4}}), lanes));  // i - 2 is 0 at i 2
+  env[0] = 2;
+  CHECK_THROWS_WITH(q.eval_i(env.data()), Contains("division by zero"));
+  env[0] = 3;
+  REQUIRE(q.eval_i_lanes(env.data(), box_of({{0, 4}}), lanes));
+  CHECK(std::vector<int64_t>(lanes, lanes + 4) == std::vector<int64_t>{100, 50, 33, 25});
 }
 
 TEST_CASE("an affine index wraps as each of its operations would", "[interp]") {
