@@ -1,7 +1,9 @@
 #include "common/interp/resolved_expr.h"
 
 #include <cmath>
+#include <cstring>
 #include <map>
+#include <tuple>
 
 #include "common/interp/scalar_ops.h"
 #include "common/ir/operation.h"
@@ -12,11 +14,15 @@ namespace mrd::interp {
 using namespace ir;
 
 // The slots, and every node resolved so far: a subexpression the tree shares resolves to one
-// entry, so resolution never grows with the number of paths through the tree.
+// entry, so resolution never grows with the number of paths through the tree; so does one
+// that is spelt twice (floordiv(c, 8) in the index of two reads), so lanes compute it once.
 struct ResolvedExpr::Resolution {
   const TensorValues& tensors;
   std::unordered_map<const VarNode*, int64_t> slot_of;
   std::unordered_map<const ExprNode*, int32_t> done;
+  using Spelling =
+      std::tuple<ExprKind, DType, DType, uint8_t, int32_t, int32_t, int32_t, int64_t, uint64_t>;
+  std::map<Spelling, int32_t> spelt;
 };
 
 namespace {
@@ -223,10 +229,24 @@ int32_t ResolvedExpr::resolve(const Expr& e, Resolution& r) {
     case ExprKind::Broadcast:
       break;
   }
+  // The kinds a node's fields describe whole (not calls' or reads' operand lists, not a
+  // variable no slot binds, whose name its message needs).
+  bool whole = n.kind == ExprKind::IntImm || n.kind == ExprKind::FloatImm ||
+               (n.kind == ExprKind::Var && n.value >= 0) || n.kind == ExprKind::Binary ||
+               n.kind == ExprKind::Cast || n.kind == ExprKind::Not || n.kind == ExprKind::Select;
+  uint64_t fbits = 0;
+  std::memcpy(&fbits, &n.fvalue, sizeof fbits);
+  Resolution::Spelling spelling{n.kind, n.dtype, n.operand_dtype, n.op, n.a,
+                                n.b,    n.c,     n.value,         fbits};
+  if (auto it = r.spelt.find(spelling); whole && it != r.spelt.end()) {
+    r.done.emplace(e.get(), it->second);
+    return it->second;
+  }
   n.lanes = covered(n);
   nodes_.push_back(n);
   int32_t id = static_cast<int32_t>(nodes_.size() - 1);
   r.done.emplace(e.get(), id);
+  if (whole) r.spelt.emplace(spelling, id);
   return id;
 }
 
@@ -367,10 +387,11 @@ bool ResolvedExpr::read_lanes(const Node& n, const int64_t* env, const LaneBox& 
     for (int32_t k = 0; k < box.count; ++k) out[k] = data[k * step[0]];
     return true;
   }
-  for (int32_t k = 0; k < box.count; ++k) {
-    for (int32_t j = 0; j < box.rank; ++j) offset[k] += digits_[j][k] * step[j];
-    out[k] = data[offset[k]];
+  for (int32_t j = 0; j < box.rank; ++j) {
+    const int32_t* digit = digits_[j];
+    for (int32_t k = 0; k < box.count; ++k) offset[k] += digit[k] * step[j];
   }
+  for (int32_t k = 0; k < box.count; ++k) out[k] = data[offset[k]];
   return true;
 }
 
@@ -401,6 +422,50 @@ int64_t* ResolvedExpr::lane_ints(int32_t id) {
          static_cast<size_t>(nodes_[static_cast<size_t>(id)].lane_order) * kMaxLanes;
 }
 
+namespace {
+
+// wrap_int for the index types, inline: int64 as it is, int32 to its low 32 bits.
+template <bool kInt64>
+int64_t wrap_index(int64_t v) {
+  if constexpr (kInt64) {
+    return v;
+  } else {
+    return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+  }
+}
+
+// The binary operators of an index (int32 or int64 operands, already wrapped to the type;
+// divisors non-zero) at each point, as wrap_int(t, int_binary(op, x, y)) gives them. An int32
+// floor division goes through double: with |x| < 2^53 the quotient rounds to a double no
+// integer lies beyond, so its floor is exact.
+template <bool kInt64>
+bool index_lanes(BinaryOp op, const int64_t* x, const int64_t* y, int32_t count, int64_t* out) {
+  switch (op) {
+    case BinaryOp::Add:
+      for (int32_t k = 0; k < count; ++k) out[k] = wrap_index<kInt64>(wrapping_add(x[k], y[k]));
+      return true;
+    case BinaryOp::Sub:
+      for (int32_t k = 0; k < count; ++k) out[k] = wrap_index<kInt64>(wrapping_sub(x[k], y[k]));
+      return true;
+    case BinaryOp::Mul:
+      for (int32_t k = 0; k < count; ++k) out[k] = wrap_index<kInt64>(wrapping_mul(x[k], y[k]));
+      return true;
+    case BinaryOp::FloorDiv:
+    case BinaryOp::FloorMod:
+      if constexpr (kInt64) return false;
+      for (int32_t k = 0; k < count; ++k) {
+        auto q =
+            static_cast<int64_t>(std::floor(static_cast<double>(x[k]) / static_cast<double>(y[k])));
+        out[k] = wrap_index<kInt64>(op == BinaryOp::FloorDiv ? q : x[k] - q * y[k]);
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 bool ResolvedExpr::int_lanes(const Node& n, int32_t count, int64_t* out) {
   const int64_t* x = lane_ints(n.a);
   const int64_t* y = lane_ints(n.b);
@@ -411,22 +476,9 @@ bool ResolvedExpr::int_lanes(const Node& n, int32_t count, int64_t* out) {
     }
   }
   const DType t = n.dtype;
-  switch (op) {  // the common index operators inline, the rest through int_binary
-    case BinaryOp::Add:
-      for (int32_t k = 0; k < count; ++k) out[k] = wrap_int(t, wrapping_add(x[k], y[k]));
-      break;
-    case BinaryOp::Mul:
-      for (int32_t k = 0; k < count; ++k) out[k] = wrap_int(t, wrapping_mul(x[k], y[k]));
-      break;
-    case BinaryOp::FloorDiv:
-      for (int32_t k = 0; k < count; ++k) out[k] = wrap_int(t, floor_div(x[k], y[k]));
-      break;
-    case BinaryOp::FloorMod:
-      for (int32_t k = 0; k < count; ++k) out[k] = wrap_int(t, floor_mod(x[k], y[k]));
-      break;
-    default:
-      for (int32_t k = 0; k < count; ++k) out[k] = wrap_int(t, int_binary(op, x[k], y[k]));
-  }
+  if (t == DType::Int32 && index_lanes<false>(op, x, y, count, out)) return true;
+  if (t == DType::Int64 && index_lanes<true>(op, x, y, count, out)) return true;
+  for (int32_t k = 0; k < count; ++k) out[k] = wrap_int(t, int_binary(op, x[k], y[k]));
   return true;
 }
 
