@@ -1,6 +1,7 @@
 #include "common/interp/reference_interpreter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -30,6 +31,29 @@ int64_t checked_elements(const OperationNode& op) {
 }
 
 using LaneBox = ResolvedExpr::LaneBox;
+using Clock = std::chrono::steady_clock;
+
+// The end of an evaluation's budget, looked at every so many boxes of an op's elements.
+class Budget {
+ public:
+  explicit Budget(double seconds) : seconds_(seconds) {
+    if (seconds > 0)
+      end_ = Clock::now() +
+             std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  }
+  /// Throws UserError when the budget has passed, naming where the evaluation was.
+  void check(const OperationNode& op, int64_t done, int64_t elements) {
+    if (!end_ || (boxes_++ & 63) != 0 || Clock::now() < *end_) return;
+    throw UserError(str_cat("the reference interpreter passed its budget of ", seconds_,
+                            " s at element ", done, " of ", elements, " of ", op.name,
+                            ": the workload is too large to check (turn off check_correctness)"));
+  }
+
+ private:
+  double seconds_;
+  std::optional<Clock::time_point> end_;
+  uint64_t boxes_ = 0;
+};
 
 // Visits the points of slots [base, base + extents.size()) of env, from mins, in row-major
 // order (the last axis fastest) as consecutive boxes of at most kMaxLanes points: the trailing
@@ -101,7 +125,8 @@ void each_point(int64_t* env, const LaneBox& box, F f) {
 // expression, one at a time otherwise, in the same order either way.
 class OpEvaluator {
  public:
-  OpEvaluator(const OperationNode& op, const TensorValues& tensors) : op_(op) {
+  OpEvaluator(const OperationNode& op, const TensorValues& tensors, Budget& budget)
+      : op_(op), budget_(budget) {
     std::vector<const VarNode*> slots;
     for (size_t d = 0; d < op.axis.size(); ++d) {
       slots.push_back(op.axis[d].var.as<VarNode>());
@@ -132,7 +157,10 @@ class OpEvaluator {
     out.shape = op_.shape;
     out.data.resize(static_cast<size_t>(checked_elements(op_)));
     double* dst = out.data.data();
+    elements_ = static_cast<int64_t>(out.data.size());
     walk_boxes(env_.data(), 0, mins_, extents_, [&](const LaneBox& box) {
+      at_ = dst - out.data.data();
+      budget_.check(op_, at_, elements_);
       if (!stored_lanes(box, dst))
         each_point(env_.data(), box, [&](int32_t k) { dst[k] = element(); });
       dst += box.count;
@@ -167,7 +195,10 @@ class OpEvaluator {
   double reduce(DType t) {
     double acc = identity_;
     walk_boxes(env_.data(), op_.axis.size(), reduce_mins_, reduce_extents_,
-               [&](const LaneBox& box) { acc = reduce_box(t, acc, box); });
+               [&](const LaneBox& box) {
+                 budget_.check(op_, at_, elements_);
+                 acc = reduce_box(t, acc, box);
+               });
     return acc;
   }
 
@@ -210,6 +241,8 @@ class OpEvaluator {
   }
 
   const OperationNode& op_;
+  Budget& budget_;
+  int64_t at_ = 0, elements_ = 0;  ///< the first element of the box being computed, of all
   const ReduceNode* reduce_ = nullptr;
   double identity_ = 0;  ///< the reduction's identity, as a value of the op's type
   std::optional<ResolvedExpr> value_, condition_;
@@ -227,8 +260,9 @@ HostTensor empty_like(const OperationNode& op) {
 
 }  // namespace
 
-std::vector<HostTensor> evaluate(const dag::ComputeDAG& dag,
-                                 const std::vector<HostTensor>& inputs) {
+std::vector<HostTensor> evaluate(const dag::ComputeDAG& dag, const std::vector<HostTensor>& inputs,
+                                 double budget_seconds) {
+  Budget budget(budget_seconds);
   TensorValues values;
   size_t next_input = 0;
   for (const Tensor& t : dag.tensors()) {
@@ -253,7 +287,7 @@ std::vector<HostTensor> evaluate(const dag::ComputeDAG& dag,
                      " is read but is not one of the workload's tensors");
       continue;
     }
-    HostTensor result = OpEvaluator(*op, values).compute();
+    HostTensor result = OpEvaluator(*op, values, budget).compute();
     auto [it, inserted] = computed.emplace(op.get(), std::move(result));
     values[op.get()] = &it->second;
   }

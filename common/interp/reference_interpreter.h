@@ -24,8 +24,10 @@ namespace mrd::interp {
 /// Evaluates the DAG. `inputs`: one per placeholder among dag.tensors(), in that order.
 /// Returns one tensor per compute op among dag.tensors(), in that order. Throws UserError
 /// for wrong inputs, a placeholder that is read but is not among dag.tensors(), an
-/// out-of-bounds read, a division by zero, or a tensor beyond the interpreter's size limit.
-std::vector<HostTensor> evaluate(const dag::ComputeDAG& dag, const std::vector<HostTensor>& inputs);
+/// out-of-bounds read, a division by zero, a tensor beyond the interpreter's size limit, or,
+/// given a budget (seconds > 0), an evaluation still running when the budget has passed.
+std::vector<HostTensor> evaluate(const dag::ComputeDAG& dag, const std::vector<HostTensor>& inputs,
+                                 double budget_seconds = 0);
 
 /// Deterministic pseudo-random values for a placeholder, uniform in [1, 10) as TVM's random
 /// fill: from std::mt19937_64(seed), u = (next >> 11) * 2^-53, value = 1 + 9u (rounded to

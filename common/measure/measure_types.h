@@ -33,6 +33,10 @@ std::string_view timing_policy_name(TimingPolicy p);
 /// the kernel's calls, as TVM's runner's does; the reference interpreter's evaluation of the
 /// workload (once per task in a worker, tens of MFLOP/s) comes on top.
 inline constexpr double kCorrectnessCheckSeconds = 120.0;
+/// The reference interpreter's budget within it: an evaluation still running then stops, and
+/// the state's check is reported as one that cannot run, before the daemon's deadline ends the
+/// worker.
+inline constexpr double kReferenceBudgetSeconds = 100.0;
 
 struct MeasureOptions {
   int number = 3;

@@ -128,20 +128,29 @@ class RunWatchdog {
   std::thread thread_;
 };
 
-// The reference outputs of the last task checked, so the states of one task share them.
+// The reference outputs of the last task checked, or why it has none, so the states of one
+// task share them.
 struct ReferenceCache {
   std::mutex mu;
   std::string key;
   std::vector<interp::HostTensor> outputs;
+  std::string failure;  ///< the interpreter's UserError, when it gave one
 };
 
 const std::vector<interp::HostTensor>& reference_outputs(const Task& task, const dag::ComputeDAG& dag,
                                                          const HostArgs& args, ReferenceCache& cache) {
   std::string key = registry::workload_key(task.workload);
-  if (cache.key != key || cache.outputs.empty()) {
-    cache.outputs = interp::evaluate(dag, args.inputs());
+  if (cache.key != key) {
+    cache.outputs.clear();
+    cache.failure.clear();
+    try {
+      cache.outputs = interp::evaluate(dag, args.inputs(), kReferenceBudgetSeconds);
+    } catch (const UserError& e) {
+      cache.failure = e.what();
+    }
     cache.key = key;
   }
+  if (!cache.failure.empty()) throw UserError(cache.failure);
   return cache.outputs;
 }
 

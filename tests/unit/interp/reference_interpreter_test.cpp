@@ -288,3 +288,13 @@ TEST_CASE("an int8 dense with int32 accumulation is exact, wrapping included", "
     }
   }
 }
+
+TEST_CASE("an evaluation past its budget stops with a UserError naming where it was", "[interp]") {
+  dag::ComputeDAG d(builtin::matmul(64, 64, 64, DType::Float32));
+  CHECK_THROWS_WITH(interp::evaluate(d, reference_inputs(d), 1e-9),
+                    Contains("passed its budget") && Contains("element 0 of 4096") &&
+                        Contains("check_correctness"));
+  // Without a budget, or within it, the same evaluation completes.
+  CHECK(interp::evaluate(d, reference_inputs(d))[0].data.size() == 4096);
+  CHECK(interp::evaluate(d, reference_inputs(d), 3600)[0].data.size() == 4096);
+}
