@@ -205,24 +205,22 @@ class OpEvaluator {
   // acc combined with the source at each point of `box` in turn.
   double reduce_box(DType t, double acc, const LaneBox& box) {
     const BinaryOp combine = combine_op(reduce_->op);
-    if (!condition_ && is_float(t)) {
-      double values[ResolvedExpr::kMaxLanes];
-      if (value_->eval_f_lanes(env_.data(), box, values)) {
-        for (int32_t k = 0; k < box.count; ++k) {
-          double v = values[k];
-          acc = store_value(t, combine == BinaryOp::Add ? acc + v : float_binary(combine, acc, v));
-        }
-        return acc;
+    double values[ResolvedExpr::kMaxLanes];
+    int64_t ints[ResolvedExpr::kMaxLanes];
+    // A condition guards the source: its points go one at a time.
+    if (!condition_ && is_float(t) && value_->eval_f_lanes(env_.data(), box, values)) {
+      for (int32_t k = 0; k < box.count; ++k) {
+        double v = values[k];
+        acc = store_value(t, combine == BinaryOp::Add ? acc + v : float_binary(combine, acc, v));
       }
-    } else if (!condition_) {
-      int64_t values[ResolvedExpr::kMaxLanes];
-      if (value_->eval_i_lanes(env_.data(), box, values)) {
-        for (int32_t k = 0; k < box.count; ++k) {
-          acc = static_cast<double>(
-              wrap_int(t, int_binary(combine, float_to_int(DType::Int64, acc), values[k])));
-        }
-        return acc;
+      return acc;
+    }
+    if (!condition_ && !is_float(t) && value_->eval_i_lanes(env_.data(), box, ints)) {
+      for (int32_t k = 0; k < box.count; ++k) {
+        acc = static_cast<double>(
+            wrap_int(t, int_binary(combine, float_to_int(DType::Int64, acc), ints[k])));
       }
+      return acc;
     }
     each_point(env_.data(), box, [&](int32_t) { acc = accumulate(t, acc); });
     return acc;

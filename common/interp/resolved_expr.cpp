@@ -306,9 +306,9 @@ bool ResolvedExpr::covered(const Node& n) const {
       // Both operands of the node's type (an integer node's of an integer type, not bool).
       return (is_float(n.dtype) || is_int(n.operand_dtype)) && operand(n.a) && operand(n.b);
     case ExprKind::Cast:
-      // From a float or an integer, to a float or (from an integer) to an integer.
-      return (is_float(n.dtype) ? n.operand_dtype != DType::Bool : is_int(n.operand_dtype)) &&
-             n.dtype != DType::Bool && operand(n.a);
+      // From a float or an integer to a float, or from an integer to an integer.
+      if (is_float(n.dtype)) return n.operand_dtype != DType::Bool && operand(n.a);
+      return is_int(n.dtype) && is_int(n.operand_dtype) && operand(n.a);
     case ExprKind::Call: {
       auto op = static_cast<CallOp>(n.op);
       if (op == CallOp::IfThenElse || op == CallOp::Likely || op == CallOp::IsNan ||
@@ -484,7 +484,7 @@ bool ResolvedExpr::int_lanes(const Node& n, int32_t count, int64_t* out) {
 
 bool ResolvedExpr::run_lanes(const int64_t* env, const LaneBox& box) {
   MRD_CHECK(box.count >= 1 && box.count <= kMaxLanes && box.rank <= kMaxLaneAxes,
-            "eval_f_lanes: a box of ", box.count, " points over ", box.rank, " axes");
+            "lanes: a box of ", box.count, " points over ", box.rank, " axes");
   if (!nodes_[static_cast<size_t>(root_)].lanes) return false;
   set_digits(box);
   const int32_t count = box.count;
@@ -557,8 +557,7 @@ bool ResolvedExpr::run_lanes(const int64_t* env, const LaneBox& box) {
         }
         continue;
       default:
-        MRD_CHECK(false, "eval_f_lanes: node kind ", static_cast<int>(n.kind),
-                  " marked as covered");
+        MRD_CHECK(false, "lanes: node kind ", static_cast<int>(n.kind), " marked as covered");
     }
     // An integer node as f gives it: its value converted to double.
     if (integer || n.kind == ExprKind::IntImm || n.kind == ExprKind::Var) {

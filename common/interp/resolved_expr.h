@@ -58,7 +58,8 @@ class ResolvedExpr {
   /// blocked layout is read in lanes too. Every node covered is evaluated at every point one at
   /// a time too, so the results are the same.
   bool eval_f_lanes(const int64_t* env, const LaneBox& box, double* out);
-  /// eval_i at every point of `box`, with eval_f_lanes' coverage and refusals.
+  /// eval_i at every point of `box`, with eval_f_lanes' coverage and refusals; false too for an
+  /// expression whose type is not an integer type.
   bool eval_i_lanes(const int64_t* env, const LaneBox& box, int64_t* out);
 
  private:
