@@ -21,11 +21,13 @@ says something where a workload's states all cost about the same and a rank corr
 noise on both sides); then the mean Spearman and the pooled ratios over all workloads. A workload measurerd refuses is listed with the reason.
 With --network NAME, the workloads are the tasks of one of Relay's test networks
 (resnet-18, resnet-34, resnet-50 and mobilenet in NHWC as TVM's tune_network_x86 tutorial
-builds them; squeezenet_v1.1, inception_v3, densenet-121, vgg-11 and dcgan in NCHW;
-resnet3d-18 in NDHWC; batch 1, random weights), as
-auto_scheduler.extract_tasks gives them for the target: layout_rewrite_option 2, where TVM
-passes each layout-free weight already in the layout the candidate's schedule gives it (and
-so does measurerd), Winograd convolutions included.
+builds them; squeezenet_v1.1, inception_v3, densenet-121, vgg-11, dcgan and dqn in NCHW;
+resnet3d-18 in NDHWC; mlp, and lstm (four steps of a 128-wide cell); batch 1, random
+weights), as auto_scheduler.extract_tasks gives them for the target: layout_rewrite_option 2,
+where TVM passes each layout-free weight already in the layout the candidate's schedule gives
+it (and so does measurerd), Winograd convolutions included. --include-simple-tasks adds the
+tasks extract_tasks leaves out by default (element-wise, split: several outputs, a zeros
+fill: no input).
 With --json FILE, each state's record (TVM's log line of its last pass), TVM's cost and ours
 are written there too, so that an outlier can be replayed (`measurer replay`) or inspected."""
 
@@ -233,7 +235,8 @@ BUILD_TIMEOUT = 30
 # The Relay test networks --network takes, with the layout each is built in.
 NETWORKS = {"resnet-18": "NHWC", "resnet-34": "NHWC", "resnet-50": "NHWC", "mobilenet": "NHWC",
             "squeezenet_v1.1": "NCHW", "inception_v3": "NCHW", "densenet-121": "NCHW",
-            "vgg-11": "NCHW", "dcgan": "NCHW", "resnet3d-18": "NDHWC"}
+            "vgg-11": "NCHW", "dcgan": "NCHW", "resnet3d-18": "NDHWC", "mlp": "NC", "dqn": "NCHW",
+            "lstm": "NC"}
 NETWORK_LIST = ", ".join("%s (%s)" % kv for kv in NETWORKS.items())
 
 
@@ -258,20 +261,30 @@ def _network(testing, name):
         return testing.densenet.get_workload(densenet_size=int(name.split("-")[1]), batch_size=1)
     if name.startswith("vgg-"):
         return testing.vgg.get_workload(batch_size=1, num_layers=int(name.split("-")[1]))
+    if name == "mlp":
+        return testing.mlp.get_workload(batch_size=1)
+    if name == "dqn":
+        return testing.dqn.get_workload(batch_size=1)
+    if name == "lstm":
+        # Four steps of a 128-wide cell: its gates are a split of one dense's output.
+        return testing.lstm.get_workload(iterations=4, num_hidden=128, batch_size=1)
     return testing.dcgan.get_workload(batch_size=1)
 
 
-def network_tasks(name):
+def network_tasks(name, include_simple_tasks=False):
     """The tasks auto_scheduler.extract_tasks finds in one of Relay's test networks (batch 1,
     see _network), by their descriptions less "vm_mod_fused_"; layout_rewrite_option 2, as
-    TVM's Relay integration gives them."""
+    TVM's Relay integration gives them. With include_simple_tasks, also the tasks without a
+    reduction or a heavy op (element-wise, split, concatenate), as extract_tasks gives them on
+    request."""
     from tvm.relay import testing
     if name not in NETWORKS:
         raise ValueError("unknown network %s (known: %s)" % (name, NETWORK_LIST))
     mod, params = _network(testing, name)
     tasks, _ = auto_scheduler.extract_tasks(
         mod["main"], params, tvm.target.Target(TARGET),
-        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0))
+        hardware_params=auto_scheduler.HardwareParams(1, 64, 64, 0, 0, 0, 0, 0),
+        include_simple_tasks=include_simple_tasks)
     return {t.desc.replace("vm_mod_fused_", ""): t for t in tasks}
 
 
@@ -349,10 +362,16 @@ def main():
                    help="measure the tasks of a Relay test network instead (%s; batch 1, "
                         "layout_rewrite_option 2 as TVM's Relay integration gives them); "
                         "WORKLOADs then name some of its tasks" % NETWORK_LIST)
+    p.add_argument("--include-simple-tasks", action="store_true",
+                   help="with --network, also the tasks without a reduction or a heavy op "
+                        "(element-wise, split, concatenate: extract_tasks' "
+                        "include_simple_tasks)")
     args = p.parse_args()
+    if args.include_simple_tasks and not args.network:
+        p.error("--include-simple-tasks needs --network")
     if args.network:
         try:
-            known = network_tasks(args.network)
+            known = network_tasks(args.network, args.include_simple_tasks)
         except ValueError as e:
             p.error(str(e))
     else:

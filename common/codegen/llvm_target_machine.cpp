@@ -1,6 +1,8 @@
 #include "common/codegen/llvm_target_machine.h"
 
 #include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/Triple.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
@@ -40,8 +42,19 @@ ResolvedLlvmTarget llvm_target_machine(const Target& target) {
   });
   ResolvedLlvmTarget r;
   r.triple = target.mtriple.empty() ? llvm::sys::getDefaultTargetTriple() : target.mtriple;
+  // Each kernel is loaded and run in this process, so its code must be this machine's:
+  // architecture, system, ABI and object format (TVM's build of another's fails to link here).
+  const llvm::Triple wanted(llvm::Triple::normalize(r.triple)),
+      host(llvm::sys::getDefaultTargetTriple());
+  MRD_USER_CHECK(wanted.getArch() == host.getArch() && wanted.getOS() == host.getOS() &&
+                     wanted.getObjectFormat() == host.getObjectFormat() &&
+                     (wanted.getEnvironment() == host.getEnvironment() ||
+                      wanted.getEnvironment() == llvm::Triple::UnknownEnvironment),
+                 "-mtriple=", r.triple.substr(0, 64),
+                 " builds code that cannot run on this machine (", host.str(),
+                 "): measurerd runs each kernel on the host CPU");
   if (target.mcpu.empty()) {
-    // As the issue of the host: the host CPU with the features it has.
+    // Without -mcpu: the host CPU with the features it has.
     r.cpu = llvm::sys::getHostCPUName().str();
     r.features = host_features();
     if (!target.mattr.empty()) r.features += (r.features.empty() ? "" : ",") + target.mattr;
@@ -64,6 +77,14 @@ ResolvedLlvmTarget llvm_target_machine(const Target& target) {
     std::string error;
     const llvm::Target* t = llvm::TargetRegistry::lookupTarget(r.triple, error);
     MRD_USER_CHECK(t != nullptr, "LLVM cannot build for -mtriple=", r.triple.substr(0, 64), ": ", error);
+    if (!target.mcpu.empty()) {
+      // As TVM's LLVMTargetInfo: a -mcpu LLVM does not know for the triple is an error. LLVM
+      // itself would only warn, build for a subtarget without 64-bit mode, and abort.
+      std::unique_ptr<llvm::MCSubtargetInfo> known(t->createMCSubtargetInfo(r.triple, "", ""));
+      MRD_USER_CHECK(known != nullptr && known->isCPUStringValid(r.cpu),
+                     "LLVM cpu architecture `-mcpu=", r.cpu.substr(0, 64),
+                     "` is not valid in `-mtriple=", r.triple.substr(0, 64), "`");
+    }
     llvm::TargetOptions opt;
     opt.AllowFPOpFusion = llvm::FPOpFusion::Fast;
     opt.UnsafeFPMath = false;

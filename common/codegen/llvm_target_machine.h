@@ -21,7 +21,9 @@ struct ResolvedLlvmTarget {
   int opt_level = 3;
 };
 
-/// Throws UserError when LLVM does not know the triple.
+/// Throws UserError for a triple whose code cannot run on this machine (another architecture,
+/// system, ABI or object format) or that LLVM does not know, and for a -mcpu LLVM does not
+/// know for the triple (as TVM).
 ResolvedLlvmTarget llvm_target_machine(const Target& target);
 
 }  // namespace mrd::codegen

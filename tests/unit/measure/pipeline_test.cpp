@@ -1,16 +1,18 @@
 // build_candidate and run_candidate end to end, with the real compiler: every error code from
 // a real cause, the compile cache through a counting compiler, and the compiled output
 // against the reference interpreter.
-#include <catch2/catch.hpp>
+#include "common/measure/pipeline.h"
+
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
 #include "common/ir/te.h"
-#include "common/measure/pipeline.h"
 #include "common/measure/system_compiler.h"
 #include "common/registry/registry.h"
+#include "common/util/error.h"
 #include "tests/support/scoped_tmpdir.h"
 #include "tests/support/temp_dir.h"
 
@@ -305,6 +307,47 @@ TEST_CASE("pipeline: COMPILE_HOST carries the compiler's message") {
   BuildConfig missing = config();
   missing.compiler = "/nonexistent/cc";
   CHECK(measure_one(matmul(16, 16, 16, "c"), "[]", quick(), missing).error_no == MeasureErrorNo::CompileHost);
+}
+
+TEST_CASE(
+    "pipeline: a -mcpu LLVM 14 does not know is COMPILE_HOST naming it, as TVM's build error") {
+  // LLVM alone would warn, make a subtarget without 64-bit mode and abort the process.
+  for (const char* cpu : {"znver4", "native", "ZNVER3"}) {
+    INFO(cpu);
+    MeasureResult r = measure_one(matmul(16, 16, 16, str_cat("llvm -mcpu=", cpu)), "[]", quick());
+    CHECK(r.error_no == MeasureErrorNo::CompileHost);
+    CHECK(r.error_msg.find(str_cat("`-mcpu=", cpu, "` is not valid in `-mtriple=")) !=
+          std::string::npos);
+  }
+  // The CPUs LLVM 14 knows still build, generic and an x86-64 level among them.
+  for (const char* cpu : {"generic", "x86-64-v3", "haswell"}) {
+    INFO(cpu);
+    MeasureResult r = measure_one(matmul(16, 16, 16, str_cat("llvm -mcpu=", cpu)), "[]", quick());
+    CHECK(r.error_no == MeasureErrorNo::NoError);
+  }
+}
+
+TEST_CASE(
+    "pipeline: a -mtriple whose code cannot run here is COMPILE_HOST, not a hung or failed load") {
+  // i686 code failed to load (no _GLOBAL_OFFSET_TABLE_), and LLVM 14's JIT waited forever on a
+  // COFF object; aarch64 has no LLVM target in this build.
+  for (const char* triple : {"i686-linux-gnu", "x86_64-pc-windows-msvc", "x86_64-pc-linux-gnux32",
+                             "aarch64-linux-gnu"}) {
+    INFO(triple);
+    MeasureResult r =
+        measure_one(matmul(16, 16, 16, str_cat("llvm -mtriple=", triple)), "[]", quick());
+    CHECK(r.error_no == MeasureErrorNo::CompileHost);
+    CHECK(r.error_msg.find(
+              str_cat("-mtriple=", triple, " builds code that cannot run on this machine")) !=
+          std::string::npos);
+  }
+  // This machine's own, spelt in other ways.
+  for (const char* triple : {"x86_64-linux-gnu", "x86_64-unknown-linux-gnu", "x86_64-pc-linux"}) {
+    INFO(triple);
+    MeasureResult r =
+        measure_one(matmul(16, 16, 16, str_cat("llvm -mtriple=", triple)), "[]", quick());
+    CHECK(r.error_no == MeasureErrorNo::NoError);
+  }
 }
 
 TEST_CASE("pipeline: BUILD_TIMEOUT when the compiler passes the build timeout") {
