@@ -42,17 +42,6 @@ ResolvedLlvmTarget llvm_target_machine(const Target& target) {
   });
   ResolvedLlvmTarget r;
   r.triple = target.mtriple.empty() ? llvm::sys::getDefaultTargetTriple() : target.mtriple;
-  // Each kernel is loaded and run in this process, so its code must be this machine's:
-  // architecture, system, ABI and object format (TVM's build of another's fails to link here).
-  const llvm::Triple wanted(llvm::Triple::normalize(r.triple)),
-      host(llvm::sys::getDefaultTargetTriple());
-  MRD_USER_CHECK(wanted.getArch() == host.getArch() && wanted.getOS() == host.getOS() &&
-                     wanted.getObjectFormat() == host.getObjectFormat() &&
-                     (wanted.getEnvironment() == host.getEnvironment() ||
-                      wanted.getEnvironment() == llvm::Triple::UnknownEnvironment),
-                 "-mtriple=", r.triple.substr(0, 64),
-                 " builds code that cannot run on this machine (", host.str(),
-                 "): measurerd runs each kernel on the host CPU");
   if (target.mcpu.empty()) {
     // Without -mcpu: the host CPU with the features it has.
     r.cpu = llvm::sys::getHostCPUName().str();
@@ -74,6 +63,17 @@ ResolvedLlvmTarget llvm_target_machine(const Target& target) {
   std::lock_guard<std::mutex> lock(mu);
   auto& tm = machines[{r.triple, r.cpu, r.features, r.opt_level}];
   if (!tm) {
+    // Each kernel is loaded and run in this process, so its code must be this machine's:
+    // architecture, system, ABI and object format (TVM's build of another's fails to link here).
+    const llvm::Triple wanted(llvm::Triple::normalize(r.triple)),
+        host(llvm::sys::getDefaultTargetTriple());
+    MRD_USER_CHECK(wanted.getArch() == host.getArch() && wanted.getOS() == host.getOS() &&
+                       wanted.getObjectFormat() == host.getObjectFormat() &&
+                       (wanted.getEnvironment() == host.getEnvironment() ||
+                        wanted.getEnvironment() == llvm::Triple::UnknownEnvironment),
+                   "-mtriple=", r.triple.substr(0, 64),
+                   " builds code that cannot run on this machine (", host.str(),
+                   "): measurerd runs each kernel on the host CPU");
     std::string error;
     const llvm::Target* t = llvm::TargetRegistry::lookupTarget(r.triple, error);
     MRD_USER_CHECK(t != nullptr, "LLVM cannot build for -mtriple=", r.triple.substr(0, 64), ": ", error);
