@@ -28,6 +28,11 @@ where TVM passes each layout-free weight already in the layout the candidate's s
 it (and so does measurerd), Winograd convolutions included. --include-simple-tasks adds the
 tasks extract_tasks leaves out by default (element-wise, split: several outputs, a zeros
 fill: no input).
+With --te-workloads, the workloads are TVM's own single-operator benchmark set
+(tvm.meta_schedule.testing.te_workload.CONFIGS: the operators of the Ansor paper's
+evaluation, C1D, C2D, C3D, GMM, GRP, DIL, DEP, T2D, CAP, NRM, SFM, CBR, TBG and the two
+Winograd convolutions, each in its listed shapes), named OPERATOR.INDEX (C2D.0 is the first
+shape of C2D); WORKLOADs then name some of them (an operator's name alone: all its shapes).
 With --json FILE, each state's record (TVM's log line of its last pass), TVM's cost and ours
 are written there too, so that an outlier can be replayed (`measurer replay`) or inspected."""
 
@@ -240,6 +245,14 @@ NETWORKS = {"resnet-18": "NHWC", "resnet-34": "NHWC", "resnet-50": "NHWC", "mobi
 NETWORK_LIST = ", ".join("%s (%s)" % kv for kv in NETWORKS.items())
 
 
+def te_workload_tasks():
+    """The search tasks of TVM's single-operator benchmark set, by OPERATOR.INDEX."""
+    from tvm.meta_schedule.testing import te_workload
+    return {"%s.%d" % (op, i): (lambda f=func, a=args: search_task(list(f(*a))))
+            for op, (func, shapes) in te_workload.CONFIGS.items()
+            for i, args in enumerate(shapes)}
+
+
 def _network(testing, name):
     """(module, params) of the Relay test network `name` (a key of NETWORKS), batch 1, as TVM's
     tutorials build them: the ResNets and MobileNet in NHWC (tune_network_x86), the rest in the
@@ -362,6 +375,10 @@ def main():
                    help="measure the tasks of a Relay test network instead (%s; batch 1, "
                         "layout_rewrite_option 2 as TVM's Relay integration gives them); "
                         "WORKLOADs then name some of its tasks" % NETWORK_LIST)
+    p.add_argument("--te-workloads", action="store_true",
+                   help="measure TVM's single-operator benchmark set instead "
+                        "(tvm.meta_schedule.testing.te_workload; WORKLOADs then name some of "
+                        "its OPERATOR.INDEX entries, or an OPERATOR for all its shapes)")
     p.add_argument("--include-simple-tasks", action="store_true",
                    help="with --network, also the tasks without a reduction or a heavy op "
                         "(element-wise, split, concatenate: extract_tasks' "
@@ -369,7 +386,15 @@ def main():
     args = p.parse_args()
     if args.include_simple_tasks and not args.network:
         p.error("--include-simple-tasks needs --network")
-    if args.network:
+    if args.network and args.te_workloads:
+        p.error("--network and --te-workloads are two different sets: give one")
+    if args.te_workloads:
+        known = te_workload_tasks()
+        operators = {name.split(".")[0] for name in known}
+        args.workloads = [w for name in args.workloads for w in (
+            sorted((k for k in known if k.split(".")[0] == name), key=lambda k: int(k.split(".")[1]))
+            if name in operators else [name])]
+    elif args.network:
         try:
             known = network_tasks(args.network, args.include_simple_tasks)
         except ValueError as e:
@@ -392,13 +417,16 @@ def main():
         print("bench-topi: TVM %s and measurerd (%s), %s, %d states per workload, %d passes; "
               "ratio = our mean cost / TVM's%s" % (
                   tvm.__version__, args.build, TARGET, args.states, args.passes,
-                  "; the tasks of %s" % args.network if args.network else ""), flush=True)
+                  "; the tasks of %s" % args.network if args.network else
+                  "; TVM's te_workload set" if args.te_workloads else ""), flush=True)
         print("  %-16s %6s %4s %8s %9s %6s %5s %7s %7s" % (
             "workload", "states", "cmp", "spearman", "ratio p10", "median", "p90", "in1.5x",
             "in1.1x"))
         all_tvm, all_ours, spearmans, per_state = [], [], [], {}
         for name in args.workloads or known:
             task = known[name] or search_task(WORKLOADS[name]())
+            if callable(task):
+                task = task()
             try:
                 tvm_costs, our_costs, failures, records = measure(task, args, runner)
             except measurerd.tvm.UnsupportedWorkload as e:

@@ -217,7 +217,10 @@ class ExprSimplifier : public ExprMutator {
     auto [q, r] = split_multiples(to_linear(a), c);
     Expr rest = from_linear(r);
     auto rb = const_bound(rest, ranges_);
-    if (!rb) return Expr();
+    // Unbounded terms of the rest do not stop TVM's rules below: they need bounds only on the
+    // part of the rest that is not a multiple of the split divisor (floordiv(x*8 + 7, 32) is
+    // floordiv(x, 4) whatever x is).
+    if (!rb) return split_divisor(op, q, r, c);
     int64_t lo_q = floor_div(rb->lo, c), hi_q = floor_div(rb->hi, c);
     if (lo_q != hi_q) return split_divisor(op, q, r, c);
     // The new constant must be exact and fit the type, else the ranges came from values

@@ -224,3 +224,30 @@ TEST_CASE("simplify divides nested and scaled divisions once, as TVM's rewrite r
   CHECK(k.simplified(floordiv(x * Expr(4) + y + Expr(9), Expr(8))) == "floordiv((((x*4) + y) + 9), 8)");
   CHECK(k.simplified(floordiv(x * Expr(3) + y, Expr(16))) == "floordiv(((x*3) + y), 16)");
 }
+
+TEST_CASE(
+    "simplify takes a divisor's multiples out without bounds on them, as TVM's rule for "
+    "floordiv(x*c1 + y, c2)",
+    "[lower][simplify]") {
+  Var x("x"), y("y");
+  // Nothing bounds x: c1 = 8 divides c2 = 32 and y = 7 is in [0, 8), which is all the rule needs.
+  CHECK(to_string(simplify_expr(floordiv(x * Expr(8) + Expr(7), Expr(32)))) == "floordiv(x, 4)");
+  CHECK(to_string(simplify_expr(floordiv(x * Expr(8), Expr(32)))) == "floordiv(x, 4)");
+  CHECK(to_string(simplify_expr(floormod(x * Expr(8) + Expr(7), Expr(32)))) ==
+        "((floormod(x, 4)*8) + 7)");
+  CHECK(to_string(simplify_expr(floordiv(y * Expr(64) + x * Expr(8) + Expr(7), Expr(32)))) ==
+        "((y*2) + floordiv(x, 4))");
+  // So the two ends of a split channel index's group are one group: the extent bound
+  // inference takes for a grouped convolution's input.
+  Expr lo = floordiv(y * Expr(64) + x * Expr(8), Expr(32));
+  Expr hi = floordiv(y * Expr(64) + x * Expr(8) + Expr(7), Expr(32));
+  CHECK(*as_const_int(simplify_expr(hi - lo)) == 0);
+  // A constant of c1 or more: its multiples of c1 go with x.
+  CHECK(to_string(simplify_expr(floordiv(x * Expr(8) + Expr(9), Expr(32)))) ==
+        "floordiv((x + 1), 4)");
+  // Left alone: an unbounded low part, a c1 that does not divide c2.
+  CHECK(to_string(simplify_expr(floordiv(x * Expr(8) + y, Expr(32)))) ==
+        "floordiv(((x*8) + y), 32)");
+  CHECK(to_string(simplify_expr(floordiv(x * Expr(3) + Expr(1), Expr(32)))) ==
+        "floordiv(((x*3) + 1), 32)");
+}

@@ -159,6 +159,33 @@ TEST_CASE("a stage at the root gets what its consumers read, not its whole shape
   CHECK(ir::to_string(f.body).find("allocate") == std::string::npos);
 }
 
+TEST_CASE("a grouped convolution's input computed at the output-channel loop holds one group",
+          "[lower][CA]") {
+  // conv2d NHWC, 2 groups of 4 input and 4 output channels: output channel co reads input
+  // channels floordiv(co, 4)*4 + rc. Inside a loop over pairs of output channels the pair is
+  // in one group, so the copy P of the input attached there holds 4 channels, not all 8, as
+  // TVM's InferBound gives (te_workload's GRP: 4x less work in the copy).
+  using namespace mrd::ir;
+  Tensor in = placeholder({1, 6, 6, 8}, "inputs");
+  Tensor w = placeholder({3, 3, 4, 8}, "weight");
+  Tensor p =
+      compute({1, 6, 6, 8}, [&](Var n, Var h, Var x, Var c) { return in(n, h, x, c) * 1.0f; }, "P",
+              {"n", "h", "w", "c"});
+  IterVar rh = reduce_axis(0, 3, "rh"), rw = reduce_axis(0, 3, "rw"), rc = reduce_axis(0, 4, "rc");
+  Tensor out =
+      compute({1, 4, 4, 8},
+              [&](Var n, Var h, Var x, Var co) {
+                return sum(p(n, h + rh.var, x + rw.var, floordiv(co, Expr(4)) * Expr(4) + rc.var) *
+                               w(rh.var, rw.var, rc.var, co),
+                           {rh, rw, rc});
+              },
+              "conv", {"n", "h", "w", "co"});
+  dag::ComputeDAG dag({in, w, out});
+  ir::PrimFunc f = check_lowering(dag, S(R"([["SP", 3, 3, 8, [2], 1], ["CA", 1, 3, 3]])"));
+  CHECK(ir::to_string(f.body).find("P = allocate(float32, [1, 3, 3, 4], global)") !=
+        std::string::npos);
+}
+
 TEST_CASE("CA: compute_at at every level of a two-stage chain", "[lower][CA]") {
   // matmul_add: matmul (2) is read by out (4); split out so that each level exists.
   auto dag =
