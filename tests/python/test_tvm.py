@@ -4,6 +4,7 @@ measured by TVM's LocalRunner and by measurerd side by side. Skipped, saying why
 not importable (tests/python/run sets up ../shared/tvm when it is there)."""
 
 import json
+import subprocess
 
 import pytest
 
@@ -18,6 +19,7 @@ except ImportError as e:
 
 import measurerd
 import measurerd.tvm
+from conftest import build_path
 from measurerd import records
 from measurerd.tvm.meta_schedule import MetaScheduleNotSupported
 
@@ -165,6 +167,43 @@ def test_an_inline_topi_dense_keeps_its_layout_free_weight(daemon):
     runner = measurerd.tvm.Runner(daemon.socket, verbose=0, check_correctness=True, **FAST)
     results = runner.measure([auto_scheduler.MeasureInput(task, s) for s in states])
     assert [int(r.error_no) for r in results] == [0] * len(states), [str(r.error_msg) for r in results]
+
+
+def test_a_task_file_of_tvm_states_is_what_the_worker_measures_on_its_own(tmp_path):
+    """write_task_file writes MeasureInputs of a workload only TVM knows as a task file, its
+    DAG inline in the archive's JSON form (version 2: dense's weight is layout-free), with the
+    task's key, target, layout rewrite and hardware; measurerd-worker --once measures every
+    state of it with the reference check, in order, without an error."""
+    a = te.placeholder((16, 64), name="a")
+    w = te.placeholder((32, 64), name="w")
+    tensors = [a, w, topi.sigmoid(topi.nn.dense(a, w))]
+    task = inline_task(tensors, layout_rewrite_option=1, hardware_params=ONE_CORE)
+    policy = auto_scheduler.SketchPolicy(task, verbose=0, seed=7)
+    states = [task.compute_dag.get_init_state()] + list(policy.sample_initial_population())[:4]
+    inputs = [auto_scheduler.MeasureInput(task, s) for s in states]
+    path = tmp_path / "states.json"
+    measurerd.tvm.write_task_file(str(path), inputs, check_correctness=True, **FAST)
+    written = json.loads(path.read_text())
+    assert written["workload"]["key"] == task.workload_key
+    assert written["workload"]["dag"]["version"] == 2
+    assert (written["target"], written["layout_rewrite_option"]) == (str(task.target).strip(), 1)
+    assert written["hardware"]["num_cores"] == 1
+    assert written["states"][0] == [] and len(written["states"]) == len(inputs)
+    out = subprocess.run([build_path("daemon/measurerd-worker"), "--once", str(path),
+                          "--cache-dir", str(tmp_path / "cache"), "--fail-on-error"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [(r["index"], r["error_no"]) for r in lines] == [(i, 0) for i in range(len(inputs))], \
+        [r["error_msg"] for r in lines]
+    # Without layout-free inputs the archive is version 1, and its computes have no such field.
+    plain = measurerd.tvm.dag.dag_json([a, topi.sigmoid(topi.add(a, a))])
+    assert plain["version"] == 1
+    assert all("layout_free" not in n for n in plain["nodes"])
+    # One task per file.
+    other = auto_scheduler.MeasureInput(matmul_task(), matmul_task().compute_dag.get_init_state())
+    with pytest.raises(ValueError, match="one task"):
+        measurerd.tvm.task_file(inputs[:1] + [other])
 
 
 def test_a_global_pool_goes_inline_with_its_extents_folded(daemon):

@@ -124,3 +124,81 @@ class DagWriter:
             return n[0] + (self._ids(n[1]) if version == 2 else b"")
         return (b"MRDDAG" + struct.pack("<H", version) + _varint(len(self._nodes))
                 + b"".join(node_bytes(n) for n in self._nodes) + self._ids(tensors))
+
+
+class DagJsonWriter:
+    """DagWriter's twin for the archive's JSON form (proto-docs/dag-format.md), what task files
+    hold: the same methods and ids; archive() returns the JSON object (a dict)."""
+
+    def __init__(self):
+        self._nodes: List[dict] = []
+
+    def _add(self, kind: str, **fields) -> int:
+        node = {"id": len(self._nodes), "kind": kind}
+        node.update(fields)
+        self._nodes.append(node)
+        return node["id"]
+
+    @staticmethod
+    def _dtype(d: str) -> str:
+        if d not in DTYPES:
+            raise ValueError("dtype %s is not one of %s" % (d, ", ".join(DTYPES)))
+        return d
+
+    @staticmethod
+    def _axis(axis: Sequence[IterVar]) -> List[dict]:
+        return [{"var": v, "min": lo, "extent": ext} for v, lo, ext in axis]
+
+    def placeholder(self, name: str, dtype: str, shape: Sequence[int]) -> int:
+        return self._add("placeholder", name=name, dtype=self._dtype(dtype), shape=list(shape))
+
+    def compute(self, name: str, tag: str, dtype: str, axis: Sequence[IterVar], body: int,
+                layout_free: Sequence[int] = ()) -> int:
+        return self._add("compute", name=name, tag=tag, dtype=self._dtype(dtype),
+                         axis=self._axis(axis), body=body, layout_free=list(layout_free))
+
+    def int_imm(self, dtype: str, value: int) -> int:
+        return self._add("int_imm", dtype=self._dtype(dtype), value=int(value))
+
+    def float_imm(self, dtype: str, value: float) -> int:
+        return self._add("float_imm", dtype=self._dtype(dtype), value=float(value))
+
+    def var(self, name: str, dtype: str) -> int:
+        return self._add("var", name=name, dtype=self._dtype(dtype))
+
+    def binary(self, dtype: str, op: str, a: int, b: int) -> int:
+        if op not in BINARY_OPS:
+            raise ValueError("binary operator %s" % op)
+        return self._add("binary", dtype=self._dtype(dtype), op=op, operands=[a, b])
+
+    def not_(self, a: int) -> int:
+        return self._add("not", dtype="bool", operands=[a])
+
+    def select(self, dtype: str, cond: int, then: int, other: int) -> int:
+        return self._add("select", dtype=self._dtype(dtype), operands=[cond, then, other])
+
+    def cast(self, dtype: str, a: int) -> int:
+        return self._add("cast", dtype=self._dtype(dtype), operands=[a])
+
+    def call(self, dtype: str, op: str, args: Sequence[int]) -> int:
+        if op not in CALL_OPS:
+            raise ValueError("call %s" % op)
+        return self._add("call", dtype=self._dtype(dtype), op=op, operands=list(args))
+
+    def tensor_read(self, dtype: str, op: int, indices: Sequence[int]) -> int:
+        return self._add("tensor_read", dtype=self._dtype(dtype), tensor=op, operands=list(indices))
+
+    def reduce(self, dtype: str, op: str, axis: Sequence[IterVar], operands: Sequence[int]) -> int:
+        if op not in REDUCE_OPS:
+            raise ValueError("reducer %s" % op)
+        return self._add("reduce", dtype=self._dtype(dtype), op=op, axis=self._axis(axis),
+                         operands=list(operands))
+
+    def archive(self, tensors: Sequence[int]) -> dict:
+        """The archive of every node added, with `tensors` (inputs, then outputs) as its list:
+        version 2 when a compute names layout-free placeholders, else 1 (without the field)."""
+        version = 2 if any(n.get("layout_free") for n in self._nodes) else 1
+        nodes = [n if version == 2 or n["kind"] != "compute"
+                 else {k: v for k, v in n.items() if k != "layout_free"} for n in self._nodes]
+        return {"format": "measurerd-dag", "version": version, "nodes": nodes,
+                "tensors": list(tensors)}

@@ -14,6 +14,9 @@ measurerd builds and times a candidate in one job, so the pair is a pass-through
 Runner that sends each MeasureInput's workload key, target, hardware parameters and transform
 steps to measurerd and returns TVM MeasureResults with TVM's error codes.
 
+A state to look at on its own: ``measurerd.tvm.write_task_file(path, inputs)`` writes
+MeasureInputs as a task file for ``measurerd-worker --once`` (measurerd.tvm.task_file).
+
 MetaSchedule (not supported): ``measurerd.tvm.meta_schedule`` explains why.
 
 Importing this module requires TVM; ``import measurerd`` alone never imports it.
@@ -28,7 +31,8 @@ except ImportError as e:  # pragma: no cover - exercised where TVM is absent
 
 from .auto_scheduler import (Builder, Runner, UnsupportedTarget, UnsupportedWorkload,
                              measure_inputs, tuning_options)
+from .task_file import task_file, write_task_file
 from . import dag, meta_schedule
 
 __all__ = ["Builder", "Runner", "UnsupportedTarget", "UnsupportedWorkload", "dag",
-           "measure_inputs", "meta_schedule", "tuning_options"]
+           "measure_inputs", "meta_schedule", "task_file", "tuning_options", "write_task_file"]

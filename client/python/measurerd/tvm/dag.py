@@ -19,7 +19,7 @@ from typing import Dict
 import tvm
 from tvm import te, tir
 
-from ..dag import DTYPES, DagWriter
+from ..dag import DTYPES, DagJsonWriter, DagWriter
 
 
 class UnsupportedExpression(ValueError):
@@ -57,8 +57,8 @@ def _key(obj) -> int:
 
 
 class _Translator:
-    def __init__(self):
-        self.w = DagWriter()
+    def __init__(self, writer=None):
+        self.w = writer if writer is not None else DagWriter()
         self.ids: Dict[int, int] = {}
         self.keep = []  # the objects whose addresses key `ids` stay alive
 
@@ -216,7 +216,15 @@ def _int(v) -> int:
 
 def dag_archive(tensors) -> bytes:
     """The archive of a TVM tensor list (a ComputeDAG's ``tensors``: inputs, then outputs)."""
-    t = _Translator()
+    return _archive(tensors, _Translator())
+
+
+def dag_json(tensors) -> dict:
+    """The same archive in its JSON form (a dict), as a task file's ``{"dag": ...}`` holds it."""
+    return _archive(tensors, _Translator(DagJsonWriter()))
+
+
+def _archive(tensors, t: _Translator):
     ids = []
     for tensor in tensors:
         if tensor.value_index != 0:
