@@ -506,3 +506,39 @@ TEST_CASE("llvm backend: a loaded kernel takes its workspace from the pool and g
   }
   CHECK(measure::workspace_pool_stats().kept_blocks == 0);  // the last kernel went
 }
+
+TEST_CASE(
+    "llvm backend: the parallel tasks of a kernel each take a workspace from their thread's pool") {
+  // for p in parallel(0, 8): big = allocate 16 KiB (a workspace); big[i] = in[p, i] * 3; out[p, i]
+  // = big[i] + 1
+  auto in = BufferNode::make("in", DType::Float32, {8 * 16});
+  auto out = BufferNode::make("out", DType::Float32, {8 * 16});
+  auto big = BufferNode::make("big", DType::Float32, {1 << 12});
+  Var p("p"), i("i");
+  Expr at = p * Expr(16) + i;
+  Stmt task = AllocateNode::make(
+      big,
+      SeqNode::make(
+          {ForNode::make(i, 0, 16, ForKind::Serial, store(big, i, load(in, at) * Expr(3.0f))),
+           ForNode::make(i, 0, 16, ForKind::Serial, store(out, at, load(big, i) + Expr(1.0f)))}));
+  PrimFunc f{{in, out}, ForNode::make(p, 0, 8, ForKind::Parallel, task)};
+  check_against_evaluator(f, nullptr, 2);
+  measure::release_workspace_pool();
+  {
+    measure::configure_openmp(2);
+    measure::Kernel k = build(f);
+    Aligned<float> a(8 * 16), b(8 * 16);
+    for (int j = 0; j < 8 * 16; ++j) a.p[j] = float(j);
+    void* args[] = {a.p, b.p};
+    for (int call = 0; call < 3; ++call) REQUIRE(k(args) == 0);
+    for (int j = 0; j < 8 * 16; ++j) CHECK(b.p[j] == 3.0f * float(j) + 1.0f);
+    // Every task gave its block back, and each thread keeps at most one: a block per thread
+    // that ran tasks, handed out again to its next task.
+    measure::WorkspacePoolStats s = measure::workspace_pool_stats();
+    CHECK(s.blocks_in_use == 0);
+    CHECK(s.kept_blocks >= 1);
+    CHECK(s.kept_blocks <= 2);
+    CHECK(s.kept_bytes == s.kept_blocks * (size_t{1} << 14));
+  }
+  CHECK(measure::workspace_pool_stats().kept_blocks == 0);  // the kernel went, its blocks too
+}
