@@ -71,6 +71,11 @@ MeasureResult run_candidate(const Task& task, const std::string& steps_json,
 /// output that cancels, a Winograd transform's constants): of an output's n float elements,
 /// n / kRoundingTailPerElements (none below that many elements) may miss the tolerance by
 /// up to kRoundingTailFactor times it; one element further off, or more elements off, fail.
+/// A float element that misses the reference still passes when it is no farther from the exact
+/// value (the DAG evaluated in float64, interp/float64_twin.h, once per task and only then)
+/// than the reference is, give or take the tolerance: the reference sums in float32 one term
+/// at a time, and over millions of terms another order (partial sums, a tiled reduction)
+/// rounds less (norm_bmn(1, 4096, 1024): 12456.4 against the reference's 12437.2).
 struct Tolerance {
   double atol, rtol;
 };

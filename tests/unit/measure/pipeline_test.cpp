@@ -528,3 +528,33 @@ TEST_CASE("pipeline: the check lets a big output's rounding tail through, and no
   REQUIRE(measure_one(small, "[]", quick()).error_no == MeasureErrorNo::NoError);
   CHECK(error_of(small, "small-tail-one", "MISS(3, 3);") == MeasureErrorNo::WrongAnswer);
 }
+
+TEST_CASE(
+    "pipeline: a long float32 sum in another order than the reference passes the check, a "
+    "corrupted one does not") {
+  // The sum of 4M squares. The reference adds them one by one in float32 (its domain order),
+  // which rounds each addition at the ulp of a large partial sum; the state with 16 partial
+  // sums (rfactor) rounds far less, and the two differ by more than the 1e-3 tolerance. The
+  // state is no farther from the exact (float64) sum than the reference is, so it passes;
+  // the sequential default state matches the reference itself; a corrupted output fails.
+  using namespace mrd::ir;
+  Tensor a = placeholder({2048, 2048}, "A");
+  IterVar k = reduce_axis(0, 2048, "k"), l = reduce_axis(0, 2048, "l");
+  Tensor s = compute(
+      {},
+      [&](const std::vector<Var>&) {
+        return sum(a(k, l) * a(k, l), {k, l});
+      },
+      "S");
+  const char* partial_sums = R"([["SP", 1, 1, 2048, [16], 1], ["RF", 1, 2, 0]])";
+  for (const char* steps : {"[]", partial_sums}) {
+    INFO(steps);
+    MeasureResult r = measure_one(tensor_task({a, s}, "llvm -keys=cpu"), steps, quick());
+    INFO(r.error_msg);
+    CHECK(r.error_no == MeasureErrorNo::NoError);
+  }
+  MeasureOptions corrupt = quick();
+  corrupt.corrupt_output_for_test = true;
+  CHECK(measure_one(tensor_task({a, s}, "llvm -keys=cpu"), partial_sums, corrupt).error_no ==
+        MeasureErrorNo::WrongAnswer);
+}
